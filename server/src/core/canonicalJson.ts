@@ -1,0 +1,140 @@
+/**
+ * Canonical JSON per RFC 8785 (JSON Canonicalization Scheme), strictly.
+ *
+ * Contract (docs/formats.md §1):
+ * - no whitespace; `null`, `true`, `false` literal; arrays keep their order;
+ * - object keys sorted recursively by UTF-16 code units, which is the order of a plain
+ *   `Array.prototype.sort()` on strings; the output is built as a string, never by re-building an
+ *   object (integer-like keys such as "10" and "2" would otherwise be reordered by the engine);
+ * - strings escaped exactly as ECMAScript `JSON.stringify` does; numbers as
+ *   `Number.prototype.toString` (so `1e+21`, `1e-7`, and `-0` becomes `0`);
+ * - anything that is not plain JSON throws a {@link CanonicalJsonError} naming where it was found.
+ */
+
+/** Why a value cannot be canonicalized. Stable strings: tests and messages rely on them. */
+export type CanonicalJsonErrorKind =
+  | 'undefined'
+  | 'function'
+  | 'symbol'
+  | 'bigint'
+  | 'non-finite-number'
+  | 'non-plain-object'
+  | 'lone-surrogate'
+  | 'cycle';
+
+/** Thrown for any value that is not plain JSON. `path` is a JSON Pointer to the offending value. */
+export class CanonicalJsonError extends Error {
+  readonly kind: CanonicalJsonErrorKind;
+  readonly path: string;
+
+  constructor(kind: CanonicalJsonErrorKind, path: string, detail: string) {
+    super(`cannot canonicalize ${detail} at ${path === '' ? 'the root' : path}`);
+    this.name = 'CanonicalJsonError';
+    this.kind = kind;
+    this.path = path;
+  }
+}
+
+// A lone surrogate is a high surrogate not followed by a low one, or a low one not preceded by a
+// high one. JSON.stringify escapes these (well-formed JSON.stringify), but RFC 8785 requires
+// strings to be valid Unicode, so they are rejected instead of escaped.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function serializeString(value: string, path: string): string {
+  if (LONE_SURROGATE.test(value)) {
+    throw new CanonicalJsonError('lone-surrogate', path, 'a string with a lone surrogate');
+  }
+  // JSON.stringify of a string escapes exactly as RFC 8785 §3.2.2.2 prescribes.
+  return JSON.stringify(value);
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Returns the RFC 8785 canonical form of `value`.
+ * @throws CanonicalJsonError when `value` contains anything that is not plain JSON.
+ */
+export function canonicalJson(value: unknown): string {
+  const parts: string[] = [];
+  const ancestors = new Set<object>();
+
+  const write = (current: unknown, path: string): void => {
+    switch (typeof current) {
+      case 'string':
+        parts.push(serializeString(current, path));
+        return;
+      case 'number':
+        if (!Number.isFinite(current)) {
+          throw new CanonicalJsonError('non-finite-number', path, `the number ${String(current)}`);
+        }
+        // Number.prototype.toString is the ECMAScript serialization RFC 8785 adopts; -0 prints "0".
+        parts.push(String(current));
+        return;
+      case 'boolean':
+        parts.push(current ? 'true' : 'false');
+        return;
+      case 'undefined':
+        throw new CanonicalJsonError('undefined', path, 'undefined');
+      case 'function':
+        throw new CanonicalJsonError('function', path, 'a function');
+      case 'symbol':
+        throw new CanonicalJsonError('symbol', path, 'a symbol');
+      case 'bigint':
+        throw new CanonicalJsonError('bigint', path, 'a BigInt');
+      case 'object':
+        break;
+    }
+    if (current === null) {
+      parts.push('null');
+      return;
+    }
+    const object = current as object;
+    if (ancestors.has(object)) {
+      throw new CanonicalJsonError('cycle', path, 'a cyclic reference');
+    }
+    ancestors.add(object);
+    if (Array.isArray(object)) {
+      parts.push('[');
+      for (let index = 0; index < object.length; index++) {
+        if (index > 0) parts.push(',');
+        if (!(index in object)) {
+          throw new CanonicalJsonError('undefined', `${path}/${index}`, 'an array hole');
+        }
+        write(object[index], `${path}/${index}`);
+      }
+      parts.push(']');
+    } else {
+      if (!isPlainObject(object)) {
+        const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
+        throw new CanonicalJsonError('non-plain-object', path, `a non-plain object (${name})`);
+      }
+      if (Object.getOwnPropertySymbols(object).length > 0) {
+        throw new CanonicalJsonError('symbol', path, 'an object with symbol keys');
+      }
+      const record = object as Record<string, unknown>;
+      // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3's order.
+      const keys = Object.keys(record).sort();
+      parts.push('{');
+      for (let index = 0; index < keys.length; index++) {
+        const key = keys[index]!;
+        const childPath = `${path}/${escapePointerToken(key)}`;
+        if (index > 0) parts.push(',');
+        parts.push(serializeString(key, childPath));
+        parts.push(':');
+        write(record[key], childPath);
+      }
+      parts.push('}');
+    }
+    ancestors.delete(object);
+  };
+
+  write(value, '');
+  return parts.join('');
+}

@@ -1,0 +1,82 @@
+/**
+ * Problems: what the core reports about a document, in offsets, before any editor sees it.
+ *
+ * Every problem has a stable code from {@link PROBLEM_CODES}. Codes are banded:
+ *   TP1xx  the JSON text itself (syntax, duplicate keys, shapes and unknown keys)
+ *   TP2xx  blueprint meaning (steps, channels, schema pins, secrets in arguments)
+ *   TP3xx  connector meaning (transport, auth, include, tool pins)
+ *   TP4xx  live verification against MCP servers (reserved)
+ * A code, once shipped, keeps its meaning forever; retired codes are never reused.
+ */
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+/** A half-open range of UTF-16 offsets into the document text, as jsonc-parser reports them. */
+export interface Span {
+  readonly offset: number;
+  readonly length: number;
+}
+
+export interface ProblemCodeInfo {
+  readonly severity: Severity;
+  /** A short name for docs and the SARIF rule table. */
+  readonly title: string;
+}
+
+export const PROBLEM_CODES = {
+  TP100: { severity: 'error', title: 'JSON syntax error' },
+  TP101: { severity: 'error', title: 'Duplicate key' },
+  TP102: { severity: 'warning', title: 'Unknown key' },
+  TP103: { severity: 'error', title: 'Wrong value type' },
+  TP104: { severity: 'error', title: 'Missing required field' },
+  TP105: { severity: 'error', title: 'Unsupported format version' },
+
+  TP200: { severity: 'error', title: 'Duplicate step id' },
+  TP201: { severity: 'error', title: 'Channel target is not a step' },
+  TP202: { severity: 'error', title: 'Unknown channel name' },
+  TP203: { severity: 'warning', title: 'Channels on a step that is not mcp.invoke' },
+  TP204: { severity: 'error', title: 'Malformed schema pin' },
+  TP205: { severity: 'error', title: 'Credential written as a literal' },
+  TP206: { severity: 'warning', title: 'Step is not pinned' },
+  TP207: { severity: 'error', title: 'Malformed secret reference' },
+
+  TP300: { severity: 'error', title: 'Invalid connector name' },
+  TP301: { severity: 'error', title: 'Invalid transport kind' },
+  TP302: { severity: 'error', title: 'Transport is incomplete' },
+  TP303: { severity: 'warning', title: 'Authored transport.cwd is ignored' },
+  TP304: { severity: 'error', title: 'Invalid auth' },
+  TP305: { severity: 'error', title: 'Pinned tool excluded by include' },
+  TP306: { severity: 'error', title: 'Malformed tool pin' },
+  TP307: { severity: 'error', title: 'Duplicate connector name' },
+  TP308: { severity: 'warning', title: 'Duplicate include entry' },
+  TP309: { severity: 'warning', title: 'Pins on a connector that is not MCP' },
+} as const satisfies Record<string, ProblemCodeInfo>;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/** One finding against a document. `message` is complete without its code or position. */
+export interface Problem {
+  readonly code: ProblemCode;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly span: Span;
+  /** Machine-readable details for fixes and reports; never contains a secret value. */
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+/** Builds a problem with its code's default severity unless one is given. */
+export function problem(
+  code: ProblemCode,
+  span: Span,
+  message: string,
+  options: { severity?: Severity; data?: Record<string, unknown> } = {},
+): Problem {
+  const result: Problem = {
+    code,
+    severity: options.severity ?? PROBLEM_CODES[code].severity,
+    message,
+    span,
+    ...(options.data ? { data: options.data } : {}),
+  };
+  return result;
+}
