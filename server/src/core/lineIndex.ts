@@ -1,0 +1,47 @@
+/**
+ * Offset ↔ line/character conversion for the CLI and reports. Lines and characters are 0-based and
+ * characters count UTF-16 code units, as in LSP; the CLI prints them 1-based.
+ */
+export interface Position {
+  readonly line: number;
+  readonly character: number;
+}
+
+export class LineIndex {
+  private readonly lineStarts: number[];
+
+  constructor(private readonly text: string) {
+    this.lineStarts = [0];
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code === 13 /* \r */) {
+        if (text.charCodeAt(index + 1) === 10) index++;
+        this.lineStarts.push(index + 1);
+      } else if (code === 10 /* \n */) {
+        this.lineStarts.push(index + 1);
+      }
+    }
+  }
+
+  /** The position of an offset; offsets past the end clamp to the end of the text. */
+  positionAt(offset: number): Position {
+    const clamped = Math.max(0, Math.min(offset, this.text.length));
+    let low = 0;
+    let high = this.lineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.lineStarts[middle]! <= clamped) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low, character: clamped - this.lineStarts[low]! };
+  }
+
+  /** The offset of a position; positions past a line's end clamp to it. */
+  offsetAt(position: Position): number {
+    if (position.line >= this.lineStarts.length) return this.text.length;
+    if (position.line < 0) return 0;
+    const start = this.lineStarts[position.line]!;
+    const next = position.line + 1 < this.lineStarts.length ? this.lineStarts[position.line + 1]! : this.text.length;
+    return Math.min(start + Math.max(0, position.character), next);
+  }
+}
