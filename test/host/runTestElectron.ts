@@ -1,0 +1,109 @@
+/**
+ * Runs the in-host suite (test/host/suite) in desktop VS Code through @vscode/test-electron.
+ *
+ * For machines that can download VS Code builds (a contributor's laptop). Machines that cannot
+ * (CI here) use test/host/run-code-server.mjs instead: the same suite inside code-server. This
+ * launcher fails fast with a clear message when the download is impossible; it never hangs.
+ *
+ *   npm run build && npm run test:electron
+ *   TOOLPIN_VSCODE_VERSION=stable npm run test:electron      (default: the version code-server embeds)
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runTests } from '@vscode/test-electron';
+
+/** The VS Code that code-server 4.139.1 embeds, so both launchers test against the same workbench. */
+const DEFAULT_VSCODE_VERSION = '1.139.1';
+/** Whole run, download included. */
+const OVERALL_TIMEOUT_MS = 10 * 60_000;
+/** Give up a download that receives no data for this long. */
+const DOWNLOAD_IDLE_TIMEOUT_MS = 20_000;
+
+/** Profile settings shared in spirit with run-code-server.mjs (see there for why each matters). */
+const USER_SETTINGS = {
+  'files.autoSave': 'off',
+  'workbench.startupEditor': 'none',
+  'telemetry.telemetryLevel': 'off',
+  'chat.disableAIFeatures': true,
+  'git.enabled': false,
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'update.mode': 'none',
+};
+
+async function main(): Promise<number> {
+  // out/test/host/runTestElectron.js → repository root.
+  const root = path.resolve(__dirname, '..', '..', '..');
+  const extensionTestsPath = path.join(root, 'out', 'test', 'host', 'suite', 'index.js');
+  if (!fs.existsSync(extensionTestsPath) || !fs.existsSync(path.join(root, 'dist', 'client.js'))) {
+    console.error('test:electron: out/test/host/suite/index.js or dist/client.js is missing; run "npm run build" first');
+    return 1;
+  }
+
+  // A fresh run folder: the workspace is a copy, so tests never modify the committed fixture.
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const runDir = path.join(root, '.cache', 'electron', 'runs', stamp);
+  const workspace = path.join(runDir, 'workspace');
+  const userDataDir = path.join(runDir, 'user-data');
+  const extensionsDir = path.join(runDir, 'extensions');
+  fs.cpSync(path.join(root, 'test', 'host', 'workspace'), workspace, { recursive: true });
+  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  fs.mkdirSync(extensionsDir, { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+
+  const version = process.env.TOOLPIN_VSCODE_VERSION || DEFAULT_VSCODE_VERSION;
+  console.log(`test:electron: VS Code ${version}, run folder ${path.relative(root, runDir)}`);
+
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no result after ${OVERALL_TIMEOUT_MS / 1000} s`)), OVERALL_TIMEOUT_MS);
+  });
+  try {
+    const code = await Promise.race([
+      runTests({
+        version,
+        timeout: DOWNLOAD_IDLE_TIMEOUT_MS,
+        cachePath: path.join(root, '.vscode-test'),
+        extensionDevelopmentPath: root,
+        extensionTestsPath,
+        launchArgs: [
+          workspace,
+          '--disable-extensions',
+          '--disable-workspace-trust',
+          '--skip-welcome',
+          '--skip-release-notes',
+          '--disable-telemetry',
+          '--user-data-dir',
+          userDataDir,
+          '--extensions-dir',
+          extensionsDir,
+        ],
+        extensionTestsEnv: { TOOLPIN_HOST_GREP: process.env.TOOLPIN_HOST_GREP },
+      }),
+      timeout,
+    ]);
+    return code;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/download|fetch|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|ETIMEDOUT|getaddrinfo|socket|network|version/i.test(message)) {
+      console.error(
+        `test:electron: could not get VS Code ${version}: ${message}\n` +
+          'test:electron: this launcher downloads desktop VS Code from Microsoft\'s servers. On a machine\n' +
+          'test:electron: without that access, run the same suite in code-server: npm run test:host',
+      );
+    } else {
+      console.error(`test:electron: failed: ${message}`);
+    }
+    return 1;
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import canonicalizeFromNpm from 'canonicalize';
+import { CanonicalJsonError, type CanonicalJsonErrorKind, canonicalJson } from '../../server/src/core/canonicalJson';
+
+describe('canonicalJson: RFC 8785 behaviour', () => {
+  const cases: Array<[string, unknown, string]> = [
+    ['literals', [null, true, false], '[null,true,false]'],
+    ['no whitespace, keys sorted', { b: 1, a: { d: [1, 2], c: 'x' } }, '{"a":{"c":"x","d":[1,2]},"b":1}'],
+    ['integer-like keys sort as strings ("10" before "2")', { '2': 'two', '10': 'ten', '1': 'one' }, '{"1":"one","10":"ten","2":"two"}'],
+    // RFC 8785 §3.2.3 example: keys compared by UTF-16 code units, so U+20AC (€) sorts before
+    // U+D83D (the high surrogate of 😀) although 😀's code point is larger, and "\r" comes first.
+    ['UTF-16 code-unit key order', { '€': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '😀': 'Emoji: Grinning Face', '\u0080': 'Control', 'ö': 'Latin Small Letter O With Diaeresis' },
+      '{"\\r":"Carriage Return","1":"One","\u0080":"Control","ö":"Latin Small Letter O With Diaeresis","€":"Euro Sign","😀":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}'],
+    ['arrays keep their order', [3, 1, 2], '[3,1,2]'],
+    ['numbers as ECMAScript prints them', [1e21, 1e-7, -0, 0.1, 100, 1.5e300, 5e-324, -1.25], '[1e+21,1e-7,0,0.1,100,1.5e+300,5e-324,-1.25]'],
+    ['string escapes as JSON.stringify', ['\u0000\u001f', '"\\', '\b\f\n\r\t', '\u2028\u2029', 'é€😀', '/'], '["\\u0000\\u001f","\\"\\\\","\\b\\f\\n\\r\\t","\u2028\u2029","é€😀","/"]'],
+    ['empty containers', { a: {}, b: [] }, '{"a":{},"b":[]}'],
+    ['null-prototype object is plain', Object.assign(Object.create(null), { z: 1, y: 2 }), '{"y":2,"z":1}'],
+    ['RFC 8785 §3.2.2 numbers sample', { numbers: [333333333.33333329, 1e30, 4.5, 2e-3, 0.000000000000000000000000001] }, '{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27]}'],
+  ];
+  for (const [name, input, expected] of cases) {
+    test(name, () => assert.equal(canonicalJson(input), expected));
+  }
+});
+
+describe('canonicalJson: anything that is not plain JSON throws a typed error', () => {
+  const cases: Array<[string, unknown, CanonicalJsonErrorKind, string]> = [
+    ['undefined at the root', undefined, 'undefined', ''],
+    ['undefined in an object', { a: undefined }, 'undefined', '/a'],
+    ['undefined in an array', [1, undefined], 'undefined', '/1'],
+    ['array hole', [1, , 3], 'undefined', '/1'], // eslint-disable-line no-sparse-arrays
+    ['function', { f: () => 1 }, 'function', '/f'],
+    ['symbol value', { s: Symbol('x') }, 'symbol', '/s'],
+    ['symbol key', { [Symbol('k')]: 1 }, 'symbol', ''],
+    ['BigInt', { n: 10n }, 'bigint', '/n'],
+    ['NaN', [NaN], 'non-finite-number', '/0'],
+    ['Infinity', { x: Infinity }, 'non-finite-number', '/x'],
+    ['-Infinity', { x: -Infinity }, 'non-finite-number', '/x'],
+    ['Date', { d: new Date(0) }, 'non-plain-object', '/d'],
+    ['Map', new Map(), 'non-plain-object', ''],
+    ['class instance', { c: new (class Point { x = 1; })() }, 'non-plain-object', '/c'],
+    ['lone high surrogate in a value', { a: 'x\ud800' }, 'lone-surrogate', '/a'],
+    ['lone low surrogate in a key', { '\udc00': 1 }, 'lone-surrogate', '/\udc00'],
+    ['key path escapes ~ and /', { 'a/b~c': undefined }, 'undefined', '/a~1b~0c'],
+  ];
+  for (const [name, input, kind, path] of cases) {
+    test(name, () => {
+      assert.throws(() => canonicalJson(input), (error: unknown) => {
+        assert.ok(error instanceof CanonicalJsonError, 'a CanonicalJsonError');
+        assert.equal(error.kind, kind);
+        assert.equal(error.path, path);
+        return true;
+      });
+    });
+  }
+  test('a cycle is an error, not a stack overflow', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    assert.throws(() => canonicalJson(cyclic), (error: unknown) => error instanceof CanonicalJsonError && error.kind === 'cycle');
+  });
+  test('a shared (non-cyclic) reference is fine', () => {
+    const shared = { x: 1 };
+    assert.equal(canonicalJson({ a: shared, b: shared }), '{"a":{"x":1},"b":{"x":1}}');
+  });
+});
+
+describe('canonicalJson: properties', () => {
+  // fast-check's jsonValue generates only plain JSON (no -0 surprises: canonical form prints 0).
+  const json = fc.jsonValue({ maxDepth: 5 });
+
+  test('equals an independent RFC 8785 implementation from npm (canonicalize) on random JSON', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        assert.equal(canonicalJson(value), canonicalizeFromNpm(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('equals it on objects with adversarial keys (integer-like, astral, escapes)', () => {
+    const key = fc.oneof(fc.nat().map(String), fc.string({ unit: 'binary' }), fc.constantFrom('10', '2', '__proto__x', 'é', '😀', '\u20ac', '\r'));
+    const value = fc.dictionary(key, fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'binary' })));
+    fc.assert(
+      fc.property(value, (object) => {
+        assert.equal(canonicalJson(object), canonicalizeFromNpm(object));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test('is idempotent: canonicalizing the parsed canonical form gives the same text', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const once = canonicalJson(value);
+        assert.equal(canonicalJson(JSON.parse(once)), once);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('parses back to an equal value', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        assert.deepEqual(JSON.parse(canonicalJson(value)), JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
