@@ -153,11 +153,17 @@ async function record(config, scratch) {
     listChanged++;
   });
 
-  const notes = [];
+  // Remember the child's pid as soon as it exists, to check after close() that it is gone.
   let pid;
+  const originalStart = transport.start.bind(transport);
+  transport.start = async () => {
+    await originalStart();
+    pid = transport.pid;
+  };
+
+  const notes = [];
   try {
     await client.connect(transport);
-    pid = transport.pid;
     const serverInfo = client.getServerVersion();
 
     const listAll = async () => {
@@ -224,7 +230,6 @@ async function record(config, scratch) {
     throw error;
   } finally {
     await client.close();
-    pid ??= transport.pid;
     // StdioClientTransport.close ends stdin, then SIGTERM, then SIGKILL; make sure it worked.
     for (let wait = 0; wait < 50 && isAlive(pid); wait++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -231,7 +231,8 @@ fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: fa
 const serverLog = fs.openSync(path.join(runDir, 'code-server.log'), 'a');
 
 let server; // ChildProcess
-let browser; // playwright Browser
+let browserServer; // playwright BrowserServer (owns the Chromium process)
+let browser; // playwright Browser connected to it
 let browserPid;
 let cleaningUp;
 let peak = { server: 0, browser: 0 };
@@ -241,9 +242,10 @@ process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
 process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
 const tServer = Date.now();
-// detached: true makes Node call setsid() in the child: code-server leads a new session and
-// process group, and every process it starts (extension host, language server) joins that group,
-// so `kill -- -<pgid>` stops all of them.
+// `setsid` makes code-server lead a new session and process group; every process it starts
+// (extension host, language server) joins that group, so `kill -- -<pgid>` stops all of them.
+// Not `detached: true` as well: setsid(1) forks when its caller already leads a group, and then
+// the pid we hold would not be the group's. Here it execs in place, so pid == pgid (checked below).
 server = spawn(
   'setsid',
   [
@@ -258,7 +260,7 @@ server = spawn(
     'enable-smoke-test-driver',
     dirs.workspace,
   ],
-  { env: childEnv, cwd: runDir, stdio: ['ignore', serverLog, serverLog], detached: true },
+  { env: childEnv, cwd: runDir, stdio: ['ignore', serverLog, serverLog] },
 );
 let serverExit;
 server.on('exit', (code, signal) => {
@@ -276,6 +278,10 @@ try {
   await cleanup();
   fail(`${error.message}\n--- code-server.log (tail) ---\n${tail(path.join(runDir, 'code-server.log'), 40)}`);
 }
+if (!groupMembers(serverPgid).some((m) => m.pid === serverPgid)) {
+  await cleanup();
+  fail(`code-server (pid ${serverPgid}) does not lead its own process group; cannot stop it safely`);
+}
 log(`code-server ${CODE_SERVER_VERSION} on ${origin} ready in ${seconds(Date.now() - tServer)}`);
 
 // ------------------------------------------------------------------------------------------------
@@ -287,7 +293,9 @@ let failureReason;
 try {
   const { chromium } = await import('playwright-core');
   const tBrowser = Date.now();
-  browser = await chromium.launch({
+  // launchServer, not launch: only a BrowserServer exposes Chromium's process (its group is
+  // killed in cleanup even when a close hangs); the runner then connects to it like a client.
+  browserServer = await chromium.launchServer({
     executablePath: CHROMIUM,
     headless: true,
     env: childEnv,
@@ -301,7 +309,8 @@ try {
       '--disable-sync',
     ],
   });
-  browserPid = browser.process()?.pid;
+  browserPid = browserServer.process()?.pid;
+  browser = await chromium.connect(browserServer.wsEndpoint());
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const browserLog = fs.createWriteStream(path.join(runDir, 'browser-console.log'));
@@ -481,9 +490,11 @@ function sampleMemory() {
 function cleanup() {
   cleaningUp ??= (async () => {
     if (sampler) clearInterval(sampler);
-    if (browser) {
-      await Promise.race([browser.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    }
+    const closing = (async () => {
+      await browser?.close().catch(() => {});
+      await browserServer?.close().catch(() => {});
+    })();
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     // playwright starts Chromium as a process-group leader too; make sure nothing of it survives.
     if (browserPid) await killGroup(browserPid, 'Chromium');
     if (serverPgid) await killGroup(serverPgid, 'code-server');

@@ -118,6 +118,12 @@ describe('Toolpin in a real VS Code extension host', () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension, `extension ${EXTENSION_ID} is not installed in this host`);
     console.log(`  (${EXTENSION_ID} ${String(extension.packageJSON.version)} from ${extension.extensionUri.toString()}; active before opening: ${extension.isActive})`);
+    // The launcher says which copy must be under test: the repository (development mode) or the
+    // folder the VSIX was installed into (--vsix). A stale install must not pass for the real one.
+    const expectedPath = process.env.TOOLPIN_HOST_EXTENSION_PATH;
+    if (expectedPath) {
+      assert.equal(extension.extensionUri.fsPath, expectedPath, `${EXTENSION_ID} is loaded from the wrong folder`);
+    }
 
     const document = await vscode.workspace.openTextDocument(workspaceFile('broken.blueprint.jsonc'));
     opened.push(document);
