@@ -114,7 +114,7 @@ const TOOLS = rawTools.length;
 
 const toolPinBytes = covered.reduce((sum, tool) => sum + Buffer.byteLength(toolPinContent(tool)), 0);
 const schemaPinBytes = schemaBytes.reduce((sum, bytes) => sum + bytes.length, 0);
-const nonAsciiSchemas = schemaStrings.filter((text) => /[^\x00-\x7f]/.test(text)).length;
+const nonAsciiSchemas = schemaStrings.filter((text) => !/^\p{ASCII}*$/u.test(text)).length;
 
 // ---------------------------------------------------------------------------------------------
 // The measured functions: each is one pass over the whole corpus; the return value is a sink that

@@ -32,6 +32,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** How long to wait after a listing for a late `notifications/tools/list_changed`. */
 const SETTLE_MS = 500;
 const MAX_PAGES = 1000;
+/** Servers whose process outlived client.close() (they were killed); any makes the run fail. */
+const survivors = [];
 
 const scriptDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = findRepoRoot(scriptDir);
@@ -143,7 +145,8 @@ async function record(config, scratch) {
   };
   transport.onmessage = (message) => {
     if (message && 'id' in message && toolsListIds.has(message.id) && 'result' in message) {
-      rawResults.set(message.id, structuredClone(message.result));
+      // A copy, so that nothing downstream can change what is recorded (it came from JSON.parse).
+      rawResults.set(message.id, JSON.parse(JSON.stringify(message.result)));
     }
   };
 
@@ -236,7 +239,7 @@ async function record(config, scratch) {
     }
     if (isAlive(pid)) {
       process.kill(pid, 'SIGKILL');
-      throw new Error(`${config.server}: server process ${pid} outlived client.close(); killed it`);
+      survivors.push(`${config.server} (pid ${pid})`);
     }
   }
 }
@@ -284,6 +287,10 @@ async function main() {
     }
   } finally {
     rmSync(scratchDir, { recursive: true, force: true });
+  }
+  if (survivors.length > 0) {
+    failed = true;
+    console.error(`server processes outlived client.close() and were killed: ${survivors.join(', ')}`);
   }
   process.exitCode = failed ? 1 : 0;
 }

@@ -18,6 +18,7 @@ describe('canonicalJson: RFC 8785 behaviour', () => {
     ['string escapes as JSON.stringify', ['\u0000\u001f', '"\\', '\b\f\n\r\t', '\u2028\u2029', 'é€😀', '/'], '["\\u0000\\u001f","\\"\\\\","\\b\\f\\n\\r\\t","\u2028\u2029","é€😀","/"]'],
     ['empty containers', { a: {}, b: [] }, '{"a":{},"b":[]}'],
     ['null-prototype object is plain', Object.assign(Object.create(null), { z: 1, y: 2 }), '{"y":2,"z":1}'],
+    // eslint-disable-next-line no-loss-of-precision -- the RFC's own sample literal, rounded by design
     ['RFC 8785 §3.2.2 numbers sample', { numbers: [333333333.33333329, 1e30, 4.5, 2e-3, 0.000000000000000000000000001] }, '{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27]}'],
   ];
   for (const [name, input, expected] of cases) {

@@ -10,12 +10,16 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { format } from 'node:util';
 import Mocha from 'mocha';
 
 /** A line the launcher looks for; followed by JSON `{ passed, failed, pending }`. */
 export const RESULT_MARKER = 'toolpin-host-result:';
 
 export function run(): Promise<void> {
+  // Mocha's reporters log printf-style (`console.log('%s%s', indent, title)`). The workbench
+  // forwards console arguments joined with commas, unformatted: format here, log one string.
+  Mocha.reporters.Base.consoleLog = (...data: unknown[]) => console.log(format(...data));
   const mocha = new Mocha({
     ui: 'bdd',
     color: false,

@@ -1,0 +1,69 @@
+// Lint rules that hold the architecture, not only the style:
+// - server/src/core is pure: no editor, no LSP, no MCP SDK, no file system, network or processes.
+//   The one exception is node:crypto in core/sha256.ts (a pure hash function).
+// - Only server/src/mcp may import the MCP SDK.
+// - The client imports nothing from the server but the typed protocol file.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const IO_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https',
+  'child_process', 'node:child_process', 'dgram', 'node:dgram', 'tls', 'node:tls', 'worker_threads', 'node:worker_threads', 'os', 'node:os',
+  'process', 'node:process', 'readline', 'node:readline'];
+
+const mcpSdk = { group: ['@modelcontextprotocol/*'], message: 'Only server/src/mcp talks to MCP servers; pass listings into the core instead.' };
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'test/fixtures/**', 'test-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  // Flat config: later blocks win, so the general rule comes before the stricter core rules.
+  {
+    files: ['server/src/**/*.ts', 'client/src/**/*.ts'],
+    ignores: ['server/src/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [mcpSdk] }],
+    },
+  },
+  {
+    files: ['server/src/core/**/*.ts'],
+    ignores: ['server/src/core/sha256.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [...IO_MODULES, 'node:crypto', 'crypto'].map((name) => ({ name, message: 'The core is pure: no I/O. Inject what you need.' })),
+        patterns: [
+          { group: ['vscode', 'vscode-*'], message: 'The core knows nothing of editors or LSP; convert in server/src/util/toLsp.ts.' },
+          mcpSdk,
+        ],
+      }],
+      'no-restricted-globals': ['error', 'process', 'require', 'fetch', 'setTimeout', 'setInterval'],
+    },
+  },
+  {
+    files: ['server/src/core/sha256.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: IO_MODULES, patterns: [{ group: ['vscode', 'vscode-*'] }, mcpSdk] }],
+    },
+  },
+  {
+    files: ['client/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          mcpSdk,
+          { group: ['**/server/src/**', '!**/server/src/protocol'], message: 'The client talks to the server over LSP; import only server/src/protocol.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.mjs', 'esbuild.mjs', 'test/**/*.mjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
