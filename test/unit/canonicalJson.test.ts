@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import canonicalizeFromNpm from 'canonicalize';
-import { CanonicalJsonError, type CanonicalJsonErrorKind, canonicalJson } from '../../server/src/core/canonicalJson';
+import { CanonicalJsonError, type CanonicalJsonErrorKind, canonicalJson, carefulCanonicalJson } from '../../server/src/core/canonicalJson';
 
 describe('canonicalJson: RFC 8785 behaviour', () => {
   const cases: Array<[string, unknown, string]> = [
@@ -89,6 +89,26 @@ describe('canonicalJson: properties', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  test('the fast path and the careful path agree on random JSON, including lone-surrogate strings', () => {
+    const withOddStrings = fc.oneof(fc.jsonValue({ maxDepth: 5 }), fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' })));
+    fc.assert(
+      fc.property(withOddStrings, (value) => {
+        let fast: string | Error;
+        let careful: string | Error;
+        try { fast = canonicalJson(value); } catch (error) { fast = error as Error; }
+        try { careful = carefulCanonicalJson(value); } catch (error) { careful = error as Error; }
+        assert.deepEqual(fast, careful);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('deep nesting (past the fast path depth) still canonicalizes', () => {
+    let deep: unknown = { b: 1, a: 2 };
+    for (let level = 0; level < 100; level++) deep = [deep];
+    assert.equal(canonicalJson(deep), '['.repeat(100) + '{"a":2,"b":1}' + ']'.repeat(100));
   });
 
   test('is idempotent: canonicalizing the parsed canonical form gives the same text', () => {

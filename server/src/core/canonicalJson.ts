@@ -57,11 +57,76 @@ function isPlainObject(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
+// Thrown inside the fast path when a value needs the careful path (to produce a precise error, or
+// to detect a cycle). It never escapes this module.
+const NEEDS_CAREFUL_PATH = Symbol('needs careful path');
+// Characters that JSON.stringify escapes, and surrogates (which may be lone).
+const NEEDS_ESCAPING_OR_CHECK = /[\u0000-\u001f"\\\ud800-\udfff]/;
+// Deeper values go to the careful path, which tracks ancestors and so reports cycles.
+const FAST_PATH_MAX_DEPTH = 64;
+
+function fastString(value: string): string {
+  if (!NEEDS_ESCAPING_OR_CHECK.test(value)) return `"${value}"`;
+  if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) throw NEEDS_CAREFUL_PATH;
+  return JSON.stringify(value);
+}
+
+function fastCanonical(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      return fastString(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw NEEDS_CAREFUL_PATH;
+      return String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      throw NEEDS_CAREFUL_PATH;
+  }
+  if (value === null) return 'null';
+  if (depth === FAST_PATH_MAX_DEPTH) throw NEEDS_CAREFUL_PATH;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let index = 0; index < value.length; index++) {
+      if (!(index in value)) throw NEEDS_CAREFUL_PATH;
+      if (index > 0) out += ',';
+      out += fastCanonical(value[index], depth + 1);
+    }
+    return `${out}]`;
+  }
+  if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) throw NEEDS_CAREFUL_PATH;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (index > 0) out += ',';
+    out += `${fastString(key)}:${fastCanonical(record[key], depth + 1)}`;
+  }
+  return `${out}}`;
+}
+
 /**
  * Returns the RFC 8785 canonical form of `value`.
+ *
+ * Two paths give the same output: a fast one that keeps no bookkeeping, and a careful one that
+ * tracks JSON Pointer paths and ancestors. The fast path hands over to the careful one on anything
+ * unusual (non-JSON values, lone surrogates, very deep nesting), so errors always carry their path.
  * @throws CanonicalJsonError when `value` contains anything that is not plain JSON.
  */
 export function canonicalJson(value: unknown): string {
+  try {
+    return fastCanonical(value, 0);
+  } catch (error) {
+    if (error !== NEEDS_CAREFUL_PATH) throw error;
+    return carefulCanonicalJson(value);
+  }
+}
+
+/** The careful path: the same output, with exact error paths and cycle detection. Exported for tests. */
+export function carefulCanonicalJson(value: unknown): string {
   const parts: string[] = [];
   const ancestors = new Set<object>();
 

@@ -1,85 +1,105 @@
 /**
- * FNV-1a 64-bit over the UTF-8 bytes of a string, computed in two 32-bit halves with `Math.imul`
- * so that no BigInt is allocated per byte.
+ * FNV-1a 64-bit over the UTF-8 bytes of a string, computed without BigInt.
  *
  * offset basis 0xcbf29ce484222325, prime 0x100000001b3 = 2^40 + 0x1b3; for each byte,
- * hash ^= byte, then hash *= prime (mod 2^64). Multiplying by the prime splits into
- * hash * 0x1b3 + (hash << 40); with hash = hi·2^32 + lo, the low word is lo·0x1b3 (mod 2^32) and
- * the high word is hi·0x1b3 + carry(lo·0x1b3) + (lo << 8), all mod 2^32.
+ * hash ^= byte, then hash *= prime (mod 2^64).
  *
- * The reference implementation with BigInt lives only in the tests and the benchmark.
+ * The 64-bit hash is kept as four 16-bit words h0 (lowest) … h3, so every intermediate product
+ * fits in a small integer and V8 never leaves integer arithmetic. Multiplying by the prime is
+ * hash·0x1b3 + (hash << 40); the shift by 40 bits adds h0 << 8 to word 2 and h1 << 8 to word 3
+ * (the rest overflows past 64 bits). Carries then ripple upwards word by word.
+ *
+ * The BigInt reference implementation lives only in the tests and the benchmark.
  */
 
-const OFFSET_HI = 0xcbf29ce4;
-const OFFSET_LO = 0x84222325;
-const PRIME_LOW = 0x1b3;
+const HEX = '0123456789abcdef';
 
-function toHex32(word: number): string {
-  return (word >>> 0).toString(16).padStart(8, '0');
+function word16ToHex(word: number): string {
+  return HEX[(word >>> 12) & 15]! + HEX[(word >>> 8) & 15]! + HEX[(word >>> 4) & 15]! + HEX[word & 15]!;
 }
 
 /** FNV-1a 64 of the given bytes, as 16 lowercase hex digits. */
 export function fnv1a64HexOfBytes(bytes: Uint8Array): string {
-  let hi = OFFSET_HI;
-  let lo = OFFSET_LO;
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
   for (let index = 0; index < bytes.length; index++) {
-    lo ^= bytes[index]!;
-    // lo * 0x1b3 can exceed 2^53 only if lo ≥ 2^44, impossible for a 32-bit lo: the product is exact.
-    const lowProduct = (lo >>> 0) * PRIME_LOW;
-    const carry = Math.floor(lowProduct / 0x100000000);
-    hi = (Math.imul(hi, PRIME_LOW) + carry + (lo << 8)) >>> 0;
-    lo = lowProduct >>> 0;
+    h0 ^= bytes[index]!;
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+    h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
   }
-  return toHex32(hi) + toHex32(lo);
+  return word16ToHex(h3) + word16ToHex(h2) + word16ToHex(h1) + word16ToHex(h0);
 }
 
 /**
- * FNV-1a 64 of the UTF-8 encoding of `text`, as 16 lowercase hex digits. The string is walked
- * code point by code point and encoded on the fly, so no intermediate buffer is allocated.
- * Lone surrogates are encoded as U+FFFD, as TextEncoder does (canonical JSON never contains them).
+ * FNV-1a 64 of the UTF-8 encoding of `text`, as 16 lowercase hex digits. The string is encoded
+ * on the fly, code point by code point, so no intermediate buffer is allocated. Lone surrogates
+ * are encoded as U+FFFD, as TextEncoder does (canonical JSON never contains them).
  */
 export function fnv1a64Hex(text: string): string {
-  let hi = OFFSET_HI;
-  let lo = OFFSET_LO;
-  const step = (byte: number): void => {
-    lo ^= byte;
-    const lowProduct = (lo >>> 0) * PRIME_LOW;
-    const carry = Math.floor(lowProduct / 0x100000000);
-    hi = (Math.imul(hi, PRIME_LOW) + carry + (lo << 8)) >>> 0;
-    lo = lowProduct >>> 0;
-  };
-  for (let index = 0; index < text.length; index++) {
-    let code = text.charCodeAt(index);
-    if (code < 0x80) {
-      // Inline the ASCII case: it is nearly all of a JSON Schema.
-      lo ^= code;
-      const lowProduct = (lo >>> 0) * PRIME_LOW;
-      const carry = Math.floor(lowProduct / 0x100000000);
-      hi = (Math.imul(hi, PRIME_LOW) + carry + (lo << 8)) >>> 0;
-      lo = lowProduct >>> 0;
-      continue;
-    }
-    if (code < 0x800) {
-      step(0xc0 | (code >> 6));
-      step(0x80 | (code & 0x3f));
-      continue;
-    }
-    if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
-        index++;
-        step(0xf0 | (code >> 18));
-        step(0x80 | ((code >> 12) & 0x3f));
-        step(0x80 | ((code >> 6) & 0x3f));
-        step(0x80 | (code & 0x3f));
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+  const length = text.length;
+  let index = 0;
+  // Up to four UTF-8 bytes of the current code point, packed lowest byte first, and their count.
+  let pending = 0;
+  let pendingCount = 0;
+  while (index < length) {
+    if (pendingCount === 0) {
+      let code = text.charCodeAt(index++);
+      if (code < 0x80) {
+        // ASCII, nearly all of a JSON Schema: mix the byte directly (the same step as below).
+        h0 ^= code;
+        const t0 = h0 * 0x1b3;
+        const t1 = h1 * 0x1b3 + (t0 >>> 16);
+        const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+        h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+        h0 = t0 & 0xffff;
+        h1 = t1 & 0xffff;
+        h2 = t2 & 0xffff;
         continue;
+      } else if (code < 0x800) {
+        pending = (0xc0 | (code >> 6)) | ((0x80 | (code & 0x3f)) << 8);
+        pendingCount = 2;
+      } else {
+        if (code >= 0xd800 && code <= 0xdbff && index < length) {
+          const next = text.charCodeAt(index);
+          if (next >= 0xdc00 && next <= 0xdfff) {
+            index++;
+            code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+            // Four bytes do not fit a 31-bit small integer when packed, so use >>> 0 to keep it unsigned.
+            pending =
+              ((0xf0 | (code >> 18)) | ((0x80 | ((code >> 12) & 0x3f)) << 8) | ((0x80 | ((code >> 6) & 0x3f)) << 16) | ((0x80 | (code & 0x3f)) << 24)) >>> 0;
+            pendingCount = 4;
+          }
+        }
+        if (pendingCount === 0) {
+          if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+          pending = (0xe0 | (code >> 12)) | ((0x80 | ((code >> 6) & 0x3f)) << 8) | ((0x80 | (code & 0x3f)) << 16);
+          pendingCount = 3;
+        }
       }
     }
-    if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
-    step(0xe0 | (code >> 12));
-    step(0x80 | ((code >> 6) & 0x3f));
-    step(0x80 | (code & 0x3f));
+    while (pendingCount > 0) {
+      h0 ^= pending & 0xff;
+      pending >>>= 8;
+      pendingCount--;
+      const t0 = h0 * 0x1b3;
+      const t1 = h1 * 0x1b3 + (t0 >>> 16);
+      const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+      h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+      h0 = t0 & 0xffff;
+      h1 = t1 & 0xffff;
+      h2 = t2 & 0xffff;
+    }
   }
-  return toHex32(hi) + toHex32(lo);
+  return word16ToHex(h3) + word16ToHex(h2) + word16ToHex(h1) + word16ToHex(h0);
 }
