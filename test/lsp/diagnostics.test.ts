@@ -35,7 +35,7 @@ describe('language server over a real stdio connection', () => {
     assert.deepEqual(compact(published.diagnostics), EXPECTED_BROKEN);
     assert.equal(published.version, 1);
     for (const diagnostic of published.diagnostics) assert.equal(diagnostic.source, 'toolpin');
-    assert.match(published.diagnostics[1]!.message, /duplicate step id "open-issue"/);
+    assert.match(String(published.diagnostics[1]!.message), /duplicate step id "open-issue"/);
   });
 
   test('didChange (incremental) that fixes the file clears the diagnostics', async () => {

@@ -61,6 +61,7 @@ function isPlainObject(value: object): boolean {
 // to detect a cycle). It never escapes this module.
 const NEEDS_CAREFUL_PATH = Symbol('needs careful path');
 // Characters that JSON.stringify escapes, and surrogates (which may be lone).
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
 const NEEDS_ESCAPING_OR_CHECK = /[\u0000-\u001f"\\\ud800-\udfff]/;
 // Deeper values go to the careful path, which tracks ancestors and so reports cycles.
 const FAST_PATH_MAX_DEPTH = 64;
