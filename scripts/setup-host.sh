@@ -64,7 +64,7 @@ else
   log "installing debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   "${SUDO[@]}" apt-get update -q
-  "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  "${SUDO[@]}" apt-get install -y -q "${missing[@]}"
   log "debian packages installed in $(elapsed "$T") s"
 fi
 if [ ! -x /usr/bin/chromium ]; then

@@ -25,6 +25,7 @@ const CACHE = path.join(ROOT, '.cache', 'host');
 const RESULTS = path.join(ROOT, 'test-results', 'host');
 const CHROMIUM = '/usr/bin/chromium';
 const RESULT_MARKER = 'toolpin-host-result:'; // printed by test/host/suite/index.ts
+const FAIL_MARKER = 'toolpin-host-fail:'; // ditto, the moment a test fails
 const started = Date.now();
 
 // ------------------------------------------------------------------------------------------------
@@ -177,9 +178,6 @@ Object.assign(childEnv, {
   XDG_CACHE_HOME: dirs.xdgCache,
   XDG_RUNTIME_DIR: dirs.xdgRuntime,
   PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env.PATH ?? ''}`,
-  // Read by the suite inside the extension host.
-  TOOLPIN_HOST_MODE: MODE,
-  TOOLPIN_HOST_GREP: GREP,
 });
 // playwright-core makes Chromium's throw-away profile under os.tmpdir(): keep that in the run too.
 process.env.TMPDIR = dirs.tmp;
@@ -219,7 +217,12 @@ if (VSIX_MODE) {
   if (installed.version !== manifest.version) fail(`installed version ${installed.version}, package.json has ${manifest.version}`);
   log(`installed ${path.basename(vsix)} as extensions/${path.basename(expectedExtensionPath)} in ${seconds(Date.now() - t)}`);
 }
-childEnv.TOOLPIN_HOST_EXTENSION_PATH = expectedExtensionPath;
+// Handed to the extension host through the test payload's extensionEnvironment.
+const suiteEnv = {
+  TOOLPIN_HOST_MODE: MODE,
+  TOOLPIN_HOST_EXTENSION_PATH: expectedExtensionPath,
+  TOOLPIN_HOST_GREP: GREP,
+};
 
 // ------------------------------------------------------------------------------------------------
 // 5. Start code-server in its own process group (session), on a free loopback port
@@ -317,6 +320,14 @@ try {
   page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
   page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error.message}\n`));
 
+  // Screenshots: one when a test fails (while its editors are still up), one at the end.
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const prefix = VSIX_MODE ? 'vsix-' : '';
+  for (const old of fs.readdirSync(RESULTS)) {
+    if (old.startsWith(`${prefix}failure`) || old === `${prefix}final.png`) fs.rmSync(path.join(RESULTS, old));
+  }
+  const failureShots = [];
+
   let settle;
   const exited = new Promise((resolve) => {
     settle = resolve;
@@ -324,6 +335,9 @@ try {
   await page.exposeFunction('codeAutomationLog', (level, message) => {
     const text = String(message);
     for (const line of text.split('\n')) {
+      if (line.includes(FAIL_MARKER) && failureShots.length < 5) {
+        failureShots.push(screenshot(page, path.join(RESULTS, `${prefix}failure-${failureShots.length + 1}.png`)));
+      }
       const at = line.indexOf(RESULT_MARKER);
       if (at !== -1) {
         try {
@@ -341,9 +355,17 @@ try {
     settle({ code: Number(code) });
   });
 
-  const payload = [['extensionTestsPath', `vscode-remote://127.0.0.1:${port}${testsIndex}`]];
-  // --vsix: no development path, so the extension under test is the one installed from the VSIX.
-  if (!VSIX_MODE) payload.unshift(['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${ROOT}`]);
+  // The web workbench runs extensionTestsPath (and installs the codeAutomationLog logger) only in
+  // extension development mode, i.e. with an extensionDevelopmentPath. In --vsix mode that path is
+  // an empty stub extension, so the toolpin.toolpin under test is the one installed from the VSIX.
+  const developmentPath = VSIX_MODE ? writeStubExtension() : ROOT;
+  const remote = (file) => `vscode-remote://127.0.0.1:${port}${file}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(developmentPath)],
+    ['extensionTestsPath', remote(testsIndex)],
+    // Environment of the extension host, read by the suite.
+    ['extensionEnvironment', JSON.stringify(suiteEnv)],
+  ];
   const url = `${origin}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   const tSuite = Date.now();
   await page.goto(url, { waitUntil: 'domcontentloaded' });
@@ -379,9 +401,9 @@ try {
   }
   if (failureReason && exitCode === 0) exitCode = 1;
 
-  fs.mkdirSync(RESULTS, { recursive: true });
-  const prefix = VSIX_MODE ? 'vsix-' : '';
-  if (failureReason) await screenshot(page, path.join(RESULTS, `${prefix}failure.png`));
+  await Promise.all(failureShots);
+  // No test failed but the run did (timeout, crash, no result): show the state it ended in.
+  if (failureReason && failureShots.length === 0) await screenshot(page, path.join(RESULTS, `${prefix}failure.png`));
   await screenshot(page, path.join(RESULTS, `${prefix}final.png`));
 } catch (error) {
   failureReason = `runner error: ${error?.stack ?? error}`;
@@ -431,6 +453,27 @@ async function waitForHealthz() {
     if (Date.now() > deadline) throw new Error('code-server did not answer /healthz within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** An extension that contributes nothing: the development path of --vsix runs. */
+function writeStubExtension() {
+  const dir = path.join(runDir, 'stub-extension');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'toolpin-host-test-stub',
+        publisher: 'toolpin-tests',
+        version: '0.0.0',
+        description: 'Empty development extension that lets the workbench run the in-host suite against an installed VSIX.',
+        engines: { vscode: '*' },
+      },
+      null,
+      2,
+    ),
+  );
+  return dir;
 }
 
 /** Workbench logs handed to codeAutomationExit: [{ relativePath, contents }]. */

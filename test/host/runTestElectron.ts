@@ -42,7 +42,12 @@ async function main(): Promise<number> {
 
   // A fresh run folder: the workspace is a copy, so tests never modify the committed fixture.
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const runDir = path.join(root, '.cache', 'electron', 'runs', stamp);
+  const runsDir = path.join(root, '.cache', 'electron', 'runs');
+  const runDir = path.join(runsDir, stamp);
+  if (fs.existsSync(runsDir)) {
+    const old = fs.readdirSync(runsDir).sort();
+    for (const name of old.slice(0, Math.max(0, old.length - 4))) fs.rmSync(path.join(runsDir, name), { recursive: true, force: true });
+  }
   const workspace = path.join(runDir, 'workspace');
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');
@@ -73,12 +78,15 @@ async function main(): Promise<number> {
           '--skip-welcome',
           '--skip-release-notes',
           '--disable-telemetry',
-          '--user-data-dir',
-          userDataDir,
-          '--extensions-dir',
-          extensionsDir,
+          `--user-data-dir=${userDataDir}`,
+          `--extensions-dir=${extensionsDir}`,
         ],
-        extensionTestsEnv: { TOOLPIN_HOST_GREP: process.env.TOOLPIN_HOST_GREP },
+        // Read by the suite: it then checks that the extension is loaded from this repository.
+        extensionTestsEnv: {
+          TOOLPIN_HOST_MODE: 'electron',
+          TOOLPIN_HOST_EXTENSION_PATH: root,
+          ...(process.env.TOOLPIN_HOST_GREP ? { TOOLPIN_HOST_GREP: process.env.TOOLPIN_HOST_GREP } : {}),
+        },
       }),
       timeout,
     ]);

@@ -5,7 +5,7 @@
  *   TP1xx  the JSON text itself (syntax, duplicate keys, shapes and unknown keys)
  *   TP2xx  blueprint meaning (steps, channels, schema pins, secrets in arguments)
  *   TP3xx  connector meaning (transport, auth, include, tool pins)
- *   TP4xx  live verification against MCP servers (reserved)
+ *   TP4xx  live verification against MCP servers
  * A code, once shipped, keeps its meaning forever; retired codes are never reused.
  */
 
@@ -50,6 +50,14 @@ export const PROBLEM_CODES = {
   TP307: { severity: 'error', title: 'Duplicate connector name' },
   TP308: { severity: 'warning', title: 'Duplicate include entry' },
   TP309: { severity: 'warning', title: 'Pins on a connector that is not MCP' },
+
+  TP400: { severity: 'error', title: 'Pin drifted' },
+  TP401: { severity: 'error', title: 'Pinned tool not served' },
+  TP402: { severity: 'warning', title: 'Tool served by several servers' },
+  TP403: { severity: 'information', title: 'Pin cannot be verified' },
+  TP404: { severity: 'warning', title: 'Include entry not served' },
+  TP405: { severity: 'warning', title: 'Selected tool not pinned' },
+  TP406: { severity: 'error', title: 'Unknown server' },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

@@ -107,22 +107,25 @@ function rangeTuple(range: vscode.Range): [number, number, number, number] {
 }
 
 describe('Toolpin in a real VS Code extension host', () => {
+  // Editors stay open at the end on purpose: the launcher's final screenshot shows them. Nothing
+  // is saved (files.autoSave is off) and the workspace is a throw-away copy.
   const opened: vscode.TextDocument[] = [];
-
-  after(async () => {
-    // Leave the window as a person would find it; nothing is saved (files.autoSave is off).
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  });
 
   it('is installed and activates when a blueprint document is opened', async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension, `extension ${EXTENSION_ID} is not installed in this host`);
-    console.log(`  (${EXTENSION_ID} ${String(extension.packageJSON.version)} from ${extension.extensionUri.toString()}; active before opening: ${extension.isActive})`);
+    console.log(
+      `  (${EXTENSION_ID} ${String(extension.packageJSON.version)} from ${extension.extensionUri.toString()}; ` +
+        `launcher mode: ${process.env.TOOLPIN_HOST_MODE ?? 'none'}; active before opening: ${extension.isActive})`,
+    );
     // The launcher says which copy must be under test: the repository (development mode) or the
     // folder the VSIX was installed into (--vsix). A stale install must not pass for the real one.
+    // (Unset when another launcher, e.g. runTestElectron, runs the suite.)
+    const mode = process.env.TOOLPIN_HOST_MODE;
     const expectedPath = process.env.TOOLPIN_HOST_EXTENSION_PATH;
-    if (expectedPath) {
-      assert.equal(extension.extensionUri.fsPath, expectedPath, `${EXTENSION_ID} is loaded from the wrong folder`);
+    if (mode) {
+      assert.ok(expectedPath, `TOOLPIN_HOST_MODE=${mode} but TOOLPIN_HOST_EXTENSION_PATH is not set`);
+      assert.equal(extension.extensionUri.fsPath, expectedPath, `${EXTENSION_ID} is loaded from the wrong folder (mode ${mode})`);
     }
 
     const document = await vscode.workspace.openTextDocument(workspaceFile('broken.blueprint.jsonc'));

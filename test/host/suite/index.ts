@@ -15,6 +15,8 @@ import Mocha from 'mocha';
 
 /** A line the launcher looks for; followed by JSON `{ passed, failed, pending }`. */
 export const RESULT_MARKER = 'toolpin-host-result:';
+/** Printed the moment a test fails, followed by its title: the launcher takes a screenshot then. */
+export const FAIL_MARKER = 'toolpin-host-fail:';
 
 export function run(): Promise<void> {
   // Mocha's reporters log printf-style (`console.log('%s%s', indent, title)`). The workbench
@@ -51,6 +53,7 @@ export function run(): Promise<void> {
         if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
         else resolve();
       });
+      runner.on('fail', (test) => console.log(`${FAIL_MARKER} ${test.fullTitle()}`));
     } catch (error) {
       // A test file that throws while loading lands here: count it as a failed run.
       console.error(error);

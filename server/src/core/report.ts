@@ -1,0 +1,162 @@
+/**
+ * The `toolpin check` report: its stable JSON shape (version 1) and its SARIF 2.1.0 rendering.
+ * Pure: it takes texts, verdicts and problems, and gives plain objects.
+ *
+ * Lines and characters are 0-based in the JSON report (as in LSP) and 1-based in SARIF regions
+ * and in the text output. Characters count UTF-16 code units in all three.
+ */
+import { LineIndex, type Position } from './lineIndex';
+import { PROBLEM_CODES, type Problem, type Severity } from './problems';
+import type { PinState, PinVerdict, ServerListing } from './verify';
+
+export interface ReportRange {
+  start: Position;
+  end: Position;
+}
+
+export interface ReportPin {
+  kind: 'schema' | 'tool';
+  tool: string;
+  server: string | null;
+  pinned: string;
+  live: string | null;
+  state: PinState;
+  reason: string | null;
+  range: ReportRange;
+}
+
+export interface ReportProblem {
+  code: string;
+  severity: Severity;
+  message: string;
+  range: ReportRange;
+}
+
+export interface ReportServer {
+  name: string;
+  source: string;
+  state: 'listed' | 'unavailable';
+  tools: number | null;
+  incomplete: string | null;
+  reason: string | null;
+  message: string | null;
+}
+
+export interface CheckReport {
+  version: 1;
+  files: Array<{ path: string; pins: ReportPin[]; problems: ReportProblem[] }>;
+  servers: ReportServer[];
+  summary: { verified: number; drifted: number; missing: number; ambiguous: number; cannotVerify: number; problems: number };
+}
+
+export interface ReportFileInput {
+  /** The path as shown to users: relative to the working folder, with forward slashes. */
+  readonly path: string;
+  readonly text: string;
+  readonly verdicts: readonly PinVerdict[];
+  readonly problems: readonly Problem[];
+}
+
+export interface ReportServerInput {
+  readonly name: string;
+  readonly source: string;
+  readonly listing: ServerListing | undefined;
+}
+
+function rangeOf(lines: LineIndex, span: { offset: number; length: number }): ReportRange {
+  return { start: lines.positionAt(span.offset), end: lines.positionAt(span.offset + span.length) };
+}
+
+export function buildReport(files: readonly ReportFileInput[], servers: readonly ReportServerInput[]): CheckReport {
+  const summary = { verified: 0, drifted: 0, missing: 0, ambiguous: 0, cannotVerify: 0, problems: 0 };
+  const reportFiles = files.map((file) => {
+    const lines = new LineIndex(file.text);
+    const pins: ReportPin[] = file.verdicts.map((verdict) => ({
+      kind: verdict.kind,
+      tool: verdict.tool,
+      server: verdict.server ?? null,
+      pinned: verdict.pinned,
+      live: verdict.live ?? null,
+      state: verdict.state,
+      reason: verdict.reason ?? null,
+      range: rangeOf(lines, verdict.span),
+    }));
+    for (const pin of pins) {
+      if (pin.state === 'verified') summary.verified++;
+      else if (pin.state === 'drifted') summary.drifted++;
+      else if (pin.state === 'missing') summary.missing++;
+      else if (pin.state === 'ambiguous') summary.ambiguous++;
+      else summary.cannotVerify++;
+    }
+    const problems = [...file.problems]
+      .sort((a, b) => a.span.offset - b.span.offset)
+      .map((found) => ({ code: found.code, severity: found.severity, message: found.message, range: rangeOf(lines, found.span) }));
+    summary.problems += problems.length;
+    return { path: file.path, pins, problems };
+  });
+  const reportServers = servers.map((server): ReportServer => {
+    const listing = server.listing;
+    if (!listing) return { name: server.name, source: server.source, state: 'unavailable', tools: null, incomplete: null, reason: 'not-needed', message: 'not listed: no pin refers to it' };
+    if (listing.status === 'listed') {
+      return { name: server.name, source: server.source, state: 'listed', tools: listing.listing.tools.length, incomplete: listing.listing.incomplete?.message ?? null, reason: null, message: null };
+    }
+    return { name: server.name, source: server.source, state: 'unavailable', tools: null, incomplete: null, reason: listing.reason, message: listing.message };
+  });
+  return { version: 1, files: reportFiles, servers: reportServers, summary };
+}
+
+/**
+ * The exit status of `toolpin check`: 0 every pin verified and no error; 1 any drift, missing
+ * tool or error-level problem; 2 nothing of that, but something could not be verified.
+ */
+export function exitStatusOf(report: CheckReport, couldNotReadSomething: boolean): 0 | 1 | 2 {
+  const hasError = report.files.some((file) => file.problems.some((found) => found.severity === 'error'));
+  if (report.summary.drifted > 0 || report.summary.missing > 0 || hasError) return 1;
+  if (report.summary.cannotVerify > 0 || report.summary.ambiguous > 0 || couldNotReadSomething) return 2;
+  return 0;
+}
+
+const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
+
+/** Renders the report as SARIF 2.1.0, one result per problem (drift, missing and the rest). */
+export function toSarif(report: CheckReport, toolVersion: string): Record<string, unknown> {
+  const rules = Object.entries(PROBLEM_CODES).map(([id, info]) => ({
+    id,
+    name: info.title.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ? next.toUpperCase() : '')),
+    shortDescription: { text: info.title },
+    defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
+  }));
+  const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
+  const results = report.files.flatMap((file) =>
+    file.problems.map((found) => ({
+      ruleId: found.code,
+      ruleIndex: ruleIndex.get(found.code),
+      level: SARIF_LEVEL[found.severity],
+      message: { text: found.message },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: file.path, uriBaseId: '%SRCROOT%' },
+            region: {
+              startLine: found.range.start.line + 1,
+              startColumn: found.range.start.character + 1,
+              endLine: found.range.end.line + 1,
+              endColumn: found.range.end.character + 1,
+            },
+          },
+        },
+      ],
+    })),
+  );
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'toolpin', version: toolVersion, semanticVersion: toolVersion, rules } },
+        columnKind: 'utf16CodeUnits',
+        results,
+      },
+    ],
+  };
+}

@@ -1,0 +1,336 @@
+/**
+ * Verification: pins + listings → verdicts and problems (docs/formats.md §8). Pure: the listings
+ * are handed in by whoever fetched them, and "now" is a parameter.
+ *
+ * States are never conflated: a server that cannot be listed gives `cannot-verify` with the reason
+ * and the age of the last good listing, never `drifted`; a drifted pin is never "unavailable".
+ */
+import type { BlueprintModel, StepModel } from './blueprint';
+import { CanonicalJsonError } from './canonicalJson';
+import type { ConnectorInstanceModel, ConnectorModel } from './connector';
+import type { CollectedListing, ListedTool } from './listing';
+import { formatPin, type ParsedPin, schemaPin, toolPin } from './pins';
+import { type Problem, problem, type Span } from './problems';
+import type { ServerDefinition, ServerRegistry } from './registry';
+
+/** Why a server's tools could not be listed. Stable strings: reports and tests use them. */
+export type UnavailableReason =
+  | 'untrusted-workspace'
+  | 'unusable-definition'
+  | 'credential-missing'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'authorization-required'
+  | 'unreachable'
+  | 'timeout'
+  | 'crashed'
+  | 'protocol-error';
+
+export type ServerListing =
+  | { readonly status: 'listed'; readonly listing: CollectedListing; readonly listedAt: number }
+  | {
+      readonly status: 'unavailable';
+      readonly reason: UnavailableReason;
+      /** A complete sentence fragment for users, e.g. "HTTP 401: the credential was rejected". */
+      readonly message: string;
+      readonly lastGood?: { readonly listing: CollectedListing; readonly listedAt: number };
+    };
+
+export type PinState = 'verified' | 'drifted' | 'missing' | 'ambiguous' | 'cannot-verify';
+
+/** One pin's verdict, in the shape `toolpin check --format json` reports (spans become ranges). */
+export interface PinVerdict {
+  readonly kind: 'schema' | 'tool';
+  readonly tool: string;
+  /** The server the pin was checked against; for ambiguous pins, the first candidate. */
+  readonly server: string | undefined;
+  readonly pinned: string;
+  readonly live: string | undefined;
+  readonly state: PinState;
+  readonly reason: string | undefined;
+  readonly span: Span;
+}
+
+export interface VerificationContext {
+  readonly registry: ServerRegistry;
+  /** The listing of a definition, by the definition itself (so shadowed names are not mixed up). */
+  listingFor(definition: ServerDefinition): ServerListing;
+  /** Milliseconds since the epoch, for "last listed N min ago". */
+  readonly now: number;
+}
+
+export interface VerificationResult {
+  readonly verdicts: PinVerdict[];
+  readonly problems: Problem[];
+}
+
+/** "12 min ago", "3 h ago", "just now" — for the age of a listing. */
+export function describeAge(milliseconds: number): string {
+  const seconds = Math.max(0, Math.round(milliseconds / 1000));
+  if (seconds < 60) return seconds < 5 ? 'just now' : `${seconds} s ago`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 120) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
+}
+
+function unavailableText(listing: Extract<ServerListing, { status: 'unavailable' }>, now: number): string {
+  const age = listing.lastGood ? `; last listed ${describeAge(now - listing.lastGood.listedAt)}` : '; never listed';
+  return `${listing.message}${age}`;
+}
+
+type Lookup =
+  | { found: ListedTool[]; listing: CollectedListing }
+  | { notFound: true; listing: CollectedListing }
+  | { unavailable: Extract<ServerListing, { status: 'unavailable' }> };
+
+function lookUp(listing: ServerListing, tool: string): Lookup {
+  if (listing.status === 'unavailable') return { unavailable: listing };
+  const found = listing.listing.tools.filter((candidate) => candidate.name === tool);
+  return found.length > 0 ? { found, listing: listing.listing } : { notFound: true, listing: listing.listing };
+}
+
+/** Why "not in this listing" does not prove "not served", or undefined when it does. */
+function notFoundIsUncertain(listing: CollectedListing): string | undefined {
+  if (listing.incomplete) return `the listing is incomplete (${listing.incomplete.message})`;
+  if (listing.malformedEntries.length > 0) return `the listing has ${listing.malformedEntries.length} malformed entr${listing.malformedEntries.length === 1 ? 'y' : 'ies'} (${listing.malformedEntries[0]})`;
+  return undefined;
+}
+
+type LivePin = { pin: string } | { cannot: string };
+
+function liveSchemaPin(tools: ListedTool[]): LivePin {
+  const pins = new Set<string>();
+  for (const tool of tools) {
+    if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
+    if (tool.inputSchema === undefined) return { cannot: `tool "${tool.name}" is served without an inputSchema` };
+    try {
+      pins.add(schemaPin(tool.inputSchema));
+    } catch (error) {
+      if (error instanceof CanonicalJsonError) return { cannot: `the inputSchema of "${tool.name}" is not plain JSON (${error.message})` };
+      throw error;
+    }
+  }
+  if (pins.size > 1) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different input schemas` };
+  return { pin: [...pins][0]! };
+}
+
+function liveToolPin(tools: ListedTool[]): LivePin {
+  const pins = new Set<string>();
+  for (const tool of tools) {
+    if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
+    try {
+      pins.add(toolPin(tool));
+    } catch (error) {
+      if (error instanceof CanonicalJsonError) return { cannot: `tool "${tool.name}" is not plain JSON (${error.message})` };
+      throw error;
+    }
+  }
+  if (pins.size > 1) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different content` };
+  return { pin: [...pins][0]! };
+}
+
+/** Compares a pinned value with a live one in the pin's own style, so a bare pin matches bare. */
+function sameDigest(pinned: ParsedPin, live: string): boolean {
+  return live === `${pinned.algorithm}:${pinned.hex}`;
+}
+
+function livePinInStyle(pinned: ParsedPin, live: string): string {
+  return formatPin(pinned.algorithm, live.slice(live.indexOf(':') + 1), pinned.style);
+}
+
+function stepLabel(step: StepModel): string {
+  return step.id ? `step "${step.id.value}"` : `step #${step.index + 1}`;
+}
+
+/** Verifies every schema pin of a blueprint. */
+export function verifyBlueprint(model: BlueprintModel, context: VerificationContext): VerificationResult {
+  const verdicts: PinVerdict[] = [];
+  const problems: Problem[] = [];
+  for (const step of model.steps) {
+    const mcp = step.mcp;
+    if (!mcp?.toolName || !mcp.expectedSchemaHash || !mcp.pin) continue;
+    const tool = mcp.toolName.value;
+    const pinSpan = mcp.expectedSchemaHash.span;
+    const pinned = mcp.expectedSchemaHash.value;
+    const verdict = (state: PinState, server: string | undefined, live: string | undefined, reason: string | undefined): void => {
+      verdicts.push({ kind: 'schema', tool, server, pinned, live, state, reason, span: pinSpan });
+    };
+
+    let candidates: ServerDefinition[];
+    if (mcp.server) {
+      const definition = context.registry.get(mcp.server.value);
+      if (!definition) {
+        const known = context.registry.names();
+        const reason = `no server named "${mcp.server.value}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`;
+        problems.push(problem('TP406', mcp.server.span, `${stepLabel(step)}: ${reason}`, { data: { server: mcp.server.value } }));
+        verdict('cannot-verify', mcp.server.value, undefined, reason);
+        continue;
+      }
+      candidates = [definition];
+    } else {
+      candidates = context.registry.named();
+    }
+
+    // Find the servers that serve the tool, and note why the others cannot rule it out.
+    const serving: Array<{ definition: ServerDefinition; tools: ListedTool[] }> = [];
+    const uncertain: string[] = [];
+    for (const definition of candidates) {
+      const result = lookUp(context.listingFor(definition), tool);
+      if ('found' in result) serving.push({ definition, tools: result.found });
+      else if ('unavailable' in result) uncertain.push(`"${definition.name}": ${unavailableText(result.unavailable, context.now)}`);
+      else {
+        const why = notFoundIsUncertain(result.listing);
+        if (why) uncertain.push(`"${definition.name}": ${why}`);
+      }
+    }
+
+    if (serving.length > 1) {
+      const names = serving.map((entry) => entry.definition.name);
+      const reason = `served by ${names.length} servers (${names.join(', ')}); add "server" to say which one this step calls`;
+      problems.push(problem('TP402', mcp.toolName.span, `tool "${tool}" is ${reason}`, { data: { tool, servers: names } }));
+      verdict('ambiguous', names[0], undefined, reason);
+      continue;
+    }
+    if (serving.length === 0) {
+      const where = mcp.server ? `server "${mcp.server.value}"` : candidates.length === 0 ? 'any server (none is configured)' : `any configured server (${candidates.map((definition) => definition.name).join(', ')})`;
+      if (uncertain.length > 0) {
+        const reason = `cannot verify: ${uncertain.join('; ')}`;
+        problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: candidates.map((definition) => definition.name) } }));
+        verdict('cannot-verify', mcp.server?.value, undefined, reason);
+      } else {
+        const reason = `tool "${tool}" is not served by ${where} (toolNotFound)`;
+        problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data: { kind: 'schema', tool, server: mcp.server?.value } }));
+        verdict('missing', mcp.server?.value, undefined, reason);
+      }
+      continue;
+    }
+
+    const { definition, tools } = serving[0]!;
+    const live = liveSchemaPin(tools);
+    if ('cannot' in live) {
+      problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: cannot verify: ${live.cannot}`, { data: { tool, server: definition.name } }));
+      verdict('cannot-verify', definition.name, undefined, live.cannot);
+      continue;
+    }
+    if (sameDigest(mcp.pin, live.pin)) {
+      verdict('verified', definition.name, live.pin, undefined);
+      continue;
+    }
+    const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin}`;
+    problems.push(
+      problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, {
+        data: { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style },
+      }),
+    );
+    verdict('drifted', definition.name, live.pin, reason);
+  }
+  return { verdicts, problems };
+}
+
+/** Verifies every tool pin of a connector file against each instance's own server. */
+export function verifyConnector(file: string, model: ConnectorModel, definitions: readonly ServerDefinition[], context: VerificationContext): VerificationResult {
+  const verdicts: PinVerdict[] = [];
+  const problems: Problem[] = [];
+  for (const instance of model.instances) {
+    if (instance.provider?.value !== 'mcp' || !instance.name) continue;
+    const definition = definitions.find((candidate) => candidate.origin.file === file && candidate.origin.span?.offset === instance.name!.span.offset);
+    if (!definition) continue;
+    verifyInstance(instance, definition, context, verdicts, problems);
+  }
+  return { verdicts, problems };
+}
+
+function verifyInstance(
+  instance: ConnectorInstanceModel,
+  definition: ServerDefinition,
+  context: VerificationContext,
+  verdicts: PinVerdict[],
+  problems: Problem[],
+): void {
+  const server = definition.name;
+  const listing = context.listingFor(definition);
+  const label = `connector "${server}"`;
+
+  for (const entry of instance.snapshot) {
+    if (!entry.parsed) continue;
+    const tool = entry.tool.value;
+    const verdict = (state: PinState, live: string | undefined, reason: string | undefined): void => {
+      verdicts.push({ kind: 'tool', tool, server, pinned: entry.pin.value, live, state, reason, span: entry.pin.span });
+    };
+    const result = lookUp(listing, tool);
+    if ('unavailable' in result) {
+      const reason = `cannot verify: ${unavailableText(result.unavailable, context.now)}`;
+      problems.push(problem('TP403', entry.pin.span, `${label}, tool "${tool}": ${reason}`, { data: { tool, server } }));
+      verdict('cannot-verify', undefined, reason);
+      continue;
+    }
+    if ('notFound' in result) {
+      const why = notFoundIsUncertain(result.listing);
+      if (why) {
+        const reason = `cannot verify: ${why}`;
+        problems.push(problem('TP403', entry.pin.span, `${label}, tool "${tool}": ${reason}`, { data: { tool, server } }));
+        verdict('cannot-verify', undefined, reason);
+      } else {
+        const reason = `pinned tool "${tool}" is no longer served by server "${server}"`;
+        problems.push(problem('TP401', entry.tool.span, `${label}: ${reason}`, { data: { kind: 'tool', tool, server } }));
+        verdict('missing', undefined, reason);
+      }
+      continue;
+    }
+    const live = liveToolPin(result.found);
+    if ('cannot' in live) {
+      problems.push(problem('TP403', entry.pin.span, `${label}: cannot verify: ${live.cannot}`, { data: { tool, server } }));
+      verdict('cannot-verify', undefined, live.cannot);
+      continue;
+    }
+    if (sameDigest(entry.parsed, live.pin)) {
+      verdict('verified', live.pin, undefined);
+      continue;
+    }
+    const reason = `tool "${tool}" on server "${server}" changed since it was pinned (name, description or input schema): pinned ${entry.pin.value}, live ${live.pin}`;
+    problems.push(
+      problem('TP400', entry.pin.span, `${label}: ${reason}`, {
+        data: { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style },
+      }),
+    );
+    verdict('drifted', live.pin, reason);
+  }
+
+  // The include and the selection are checked only against a complete, clean listing: an entry
+  // missing from a partial listing proves nothing.
+  if (listing.status !== 'listed' || notFoundIsUncertain(listing.listing)) return;
+  const served = new Set(listing.listing.tools.map((tool) => tool.name));
+  for (const entry of instance.include ?? []) {
+    if (!served.has(entry.value)) {
+      problems.push(
+        problem('TP404', entry.span, `${label}: include names "${entry.value}", which server "${server}" does not serve; the runtime drops it silently`, {
+          data: { tool: entry.value, server },
+        }),
+      );
+    }
+  }
+  if (instance.snapshotSpan) {
+    const pinned = new Set(instance.snapshot.map((entry) => entry.tool.value));
+    // With an include, each unpinned entry is marked where it is listed; without one, every served
+    // tool is selected and the finding goes on the opening brace of toolsSnapshot.
+    const snapshotBrace: Span = { offset: instance.snapshotSpan.offset, length: 1 };
+    const unpinned = instance.include
+      ? instance.include.filter((entry) => served.has(entry.value) && !pinned.has(entry.value)).map((entry) => ({ name: entry.value, span: entry.span }))
+      : [...served].filter((name) => !pinned.has(name)).map((name) => ({ name, span: snapshotBrace }));
+    for (const tool of unpinned) {
+      problems.push(
+        problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, {
+          data: { tool: tool.name, server },
+        }),
+      );
+    }
+  }
+}
+
+/** Counts verdicts by state, for summaries and exit codes. */
+export function summarize(verdicts: readonly PinVerdict[]): Record<PinState, number> {
+  const counts: Record<PinState, number> = { verified: 0, drifted: 0, missing: 0, ambiguous: 0, 'cannot-verify': 0 };
+  for (const verdict of verdicts) counts[verdict.state]++;
+  return counts;
+}

@@ -1,0 +1,57 @@
+/**
+ * The verification engine shared by `toolpin check` and the language server: analyzed documents
+ * and a registry in, the listings they need fetched through the inventory, verdicts and problems
+ * out per document.
+ */
+import type { BlueprintModel } from '../core/blueprint';
+import type { ConnectorModel } from '../core/connector';
+import type { DocumentKind } from '../core/documents';
+import type { ServerDefinition, ServerRegistry } from '../core/registry';
+import { type ServerListing, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify';
+import type { Inventory } from '../mcp/inventory';
+
+export interface AnalyzedDocument {
+  readonly path: string;
+  readonly kind: DocumentKind;
+  readonly model: BlueprintModel | ConnectorModel;
+}
+
+/** The definitions a set of documents needs listed: every named server, and each connector's own. */
+export function definitionsNeeded(documents: readonly AnalyzedDocument[], registry: ServerRegistry): ServerDefinition[] {
+  const needed = new Set<ServerDefinition>();
+  for (const document of documents) {
+    if (document.kind === 'blueprint') {
+      for (const step of (document.model as BlueprintModel).steps) {
+        if (!step.mcp?.pin) continue;
+        if (step.mcp.server) {
+          const definition = registry.get(step.mcp.server.value);
+          if (definition) needed.add(definition);
+        } else {
+          for (const definition of registry.named()) needed.add(definition);
+        }
+      }
+    } else {
+      for (const definition of registry.definitions) {
+        if (definition.origin.kind === 'connector' && definition.origin.file === document.path) needed.add(definition);
+      }
+    }
+  }
+  return [...needed];
+}
+
+const NOT_LISTED: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'the server has not been listed yet' };
+
+/** Verifies documents against whatever listings the inventory holds now (no fetching). */
+export function verifyDocuments(documents: readonly AnalyzedDocument[], registry: ServerRegistry, inventory: Inventory, now: number): Map<string, VerificationResult> {
+  const context = { registry, now, listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? NOT_LISTED };
+  const results = new Map<string, VerificationResult>();
+  for (const document of documents) {
+    results.set(
+      document.path,
+      document.kind === 'blueprint'
+        ? verifyBlueprint(document.model as BlueprintModel, context)
+        : verifyConnector(document.path, document.model as ConnectorModel, registry.definitions, context),
+    );
+  }
+  return results;
+}

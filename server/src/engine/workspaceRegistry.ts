@@ -1,0 +1,37 @@
+/**
+ * Builds the server registry of a workspace folder from its files: the connector documents Toolpin
+ * analyzed, `.vscode/mcp.json`, `.mcp.json` and the user-level servers. File reading is injected so
+ * the language server can prefer open editor buffers over the disk.
+ */
+import * as path from 'node:path';
+import type { ConnectorModel } from '../core/connector';
+import { connectorServers, readMcpJsonServers, ServerRegistry, type ServerDefinition, type VariableContext } from '../core/registry';
+
+export interface RegistryInputs {
+  readonly workspaceFolder: string;
+  /** Connector documents of this folder, already analyzed. */
+  readonly connectors: ReadonlyArray<{ readonly path: string; readonly model: ConnectorModel }>;
+  /** Reads a file, or undefined when it does not exist or cannot be read. */
+  readonly readFile: (file: string) => Promise<string | undefined>;
+  /** User-level servers (an mcp.json-style `servers` object), e.g. from an editor setting. */
+  readonly userServers?: unknown;
+  readonly variables: Omit<VariableContext, 'workspaceFolder'>;
+}
+
+export async function buildWorkspaceRegistry(inputs: RegistryInputs): Promise<ServerRegistry> {
+  const context: VariableContext = { ...inputs.variables, workspaceFolder: inputs.workspaceFolder };
+  const definitions: ServerDefinition[] = [];
+  for (const connector of [...inputs.connectors].sort((a, b) => a.path.localeCompare(b.path))) {
+    definitions.push(...connectorServers(connector.path, connector.model, inputs.workspaceFolder));
+  }
+  const vscodeMcp = path.join(inputs.workspaceFolder, '.vscode', 'mcp.json');
+  const vscodeText = await inputs.readFile(vscodeMcp);
+  if (vscodeText !== undefined) definitions.push(...readMcpJsonServers(vscodeText, 'servers', { kind: 'vscode-mcp-json', file: vscodeMcp }, context));
+  const dotMcp = path.join(inputs.workspaceFolder, '.mcp.json');
+  const dotMcpText = await inputs.readFile(dotMcp);
+  if (dotMcpText !== undefined) definitions.push(...readMcpJsonServers(dotMcpText, 'mcpServers', { kind: 'mcp-json', file: dotMcp }, context));
+  if (inputs.userServers && typeof inputs.userServers === 'object') {
+    definitions.push(...readMcpJsonServers(JSON.stringify({ servers: inputs.userServers }), 'servers', { kind: 'user-setting' }, context));
+  }
+  return new ServerRegistry(definitions);
+}

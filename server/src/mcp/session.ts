@@ -1,0 +1,218 @@
+/**
+ * One live MCP session with one server definition: transport choice (stdio through
+ * {@link ProcessTreeStdioTransport}; Streamable HTTP with a fallback to legacy SSE), credentials,
+ * timeouts, and the translation of every failure into a {@link UnavailableReason}.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { type CollectedListing, collectListing } from '../core/listing';
+import type { ServerDefinition } from '../core/registry';
+import type { UnavailableReason } from '../core/verify';
+import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
+import { ProcessTreeStdioTransport } from './processTransport';
+
+export interface SessionOptions {
+  readonly credentials: CredentialResolver;
+  readonly redactor: Redactor;
+  /** Timeout of one request (initialize, one page of tools/list). */
+  readonly requestTimeoutMs: number;
+  readonly maxPages: number;
+  readonly clientVersion: string;
+  /** Lines of server standard error and transport notes, already redacted. */
+  readonly log: (line: string) => void;
+  /** Called when the server says its tool list changed. */
+  readonly onToolsChanged?: () => void;
+  /** Called when the connection ends on its own (the server exited or the stream closed). */
+  readonly onClosed?: () => void;
+}
+
+/** A failure with the reason a user sees. The message never contains a credential. */
+export class SessionError extends Error {
+  constructor(
+    readonly reason: UnavailableReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SessionError';
+  }
+}
+
+/** What the last HTTP response said, for telling 401 from 403 from an OAuth-only server. */
+interface HttpObservation {
+  status?: number;
+  wwwAuthenticate?: string;
+}
+
+// Reads any JSON-RPC result as it is: Toolpin hashes what the server sent, and core/listing.ts
+// reads pages leniently, so the SDK's strict result validation must not run here.
+const ANY_RESULT = z.any();
+
+export class McpSession {
+  private closing = false;
+
+  private constructor(
+    private readonly client: Client,
+    private readonly transport: Transport,
+    private readonly options: SessionOptions,
+    /** Which transport was used, for logs: "stdio", "streamable-http" or "sse". */
+    readonly transportName: string,
+  ) {}
+
+  /** The pid of a stdio server (the leader of its process group). */
+  get pid(): number | undefined {
+    return this.transport instanceof ProcessTreeStdioTransport ? this.transport.pid : undefined;
+  }
+
+  /** Connects and initializes. Throws {@link SessionError} with a classified reason. */
+  static async open(definition: ServerDefinition, options: SessionOptions): Promise<McpSession> {
+    if (definition.unusable || !definition.transport) {
+      throw new SessionError('unusable-definition', `the definition of "${definition.name}" cannot be used: ${definition.unusable ?? 'no transport'}`);
+    }
+    const transport = definition.transport;
+    if (transport.kind === 'stdio') {
+      const stdio = new ProcessTreeStdioTransport({
+        command: transport.command,
+        args: transport.args,
+        env: { ...getDefaultEnvironment(), ...transport.env },
+        cwd: definition.cwd,
+        onStderr: (text) => {
+          for (const line of text.split(/\r?\n/)) if (line.trim()) options.log(`[${definition.name} stderr] ${options.redactor.redact(line)}`);
+        },
+      });
+      try {
+        return await McpSession.initialize(definition, stdio, options, 'stdio', {});
+      } catch (error) {
+        const stderr = stdio.stderr.trim().split('\n').slice(-3).join(' | ');
+        throw McpSession.classify(error, definition, {}, stderr ? options.redactor.redact(stderr) : undefined);
+      }
+    }
+
+    const auth = await authHeaders(definition.auth, options.credentials, options.redactor);
+    if ('missing' in auth) {
+      throw new SessionError('credential-missing', `the credential ${auth.missing} is not set (set the environment variable or store it in the editor)`);
+    }
+    for (const value of Object.values(transport.headers)) options.redactor.add(value);
+    const headers = { ...transport.headers, ...auth.headers };
+    const sentCredential = Object.keys(auth.headers).length > 0 || Object.keys(transport.headers).some((name) => /authorization|api-?key|token/i.test(name));
+    const observed: HttpObservation = {};
+    const observingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+      const response = await fetch(url, init);
+      observed.status = response.status;
+      observed.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
+      return response;
+    };
+    let url: URL;
+    try {
+      url = new URL(transport.url);
+    } catch {
+      throw new SessionError('unusable-definition', `"${transport.url}" is not a valid URL`);
+    }
+    try {
+      const streamable = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: observingFetch });
+      return await McpSession.initialize(definition, streamable, options, 'streamable-http', observed);
+    } catch (error) {
+      // Servers of the 2024-11-05 protocol answer a POST with 4xx (often 404 or 405): try the
+      // legacy HTTP+SSE transport before giving up, as the specification's compatibility note says.
+      const status = observed.status;
+      const legacyCandidate = status === 404 || status === 405 || status === 400;
+      if (!legacyCandidate) throw McpSession.classify(error, definition, observed, undefined, sentCredential);
+      options.log(`[${definition.name}] Streamable HTTP answered ${status}; trying the legacy SSE transport`);
+      const legacyObserved: HttpObservation = {};
+      const legacyFetch = async (target: string | URL, init?: RequestInit): Promise<Response> => {
+        const response = await fetch(target, init);
+        legacyObserved.status = response.status;
+        legacyObserved.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
+        return response;
+      };
+      try {
+        const sse = new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (target, init) => legacyFetch(target, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) }, fetch: legacyFetch });
+        return await McpSession.initialize(definition, sse, options, 'sse', legacyObserved);
+      } catch (legacyError) {
+        throw McpSession.classify(legacyError, definition, legacyObserved, undefined, sentCredential);
+      }
+    }
+  }
+
+  private static async initialize(
+    definition: ServerDefinition,
+    transport: Transport,
+    options: SessionOptions,
+    transportName: string,
+    observed: HttpObservation,
+  ): Promise<McpSession> {
+    // No capabilities are declared: a pin checker neither samples nor elicits. Some servers serve
+    // more tools to clients that declare more (documented in docs/formats.md §5).
+    const client = new Client({ name: 'toolpin', version: options.clientVersion }, { capabilities: {} });
+    const session = new McpSession(client, transport, options, transportName);
+    client.onerror = (error) => options.log(`[${definition.name}] ${options.redactor.redact(error.message)}`);
+    client.onclose = () => {
+      if (!session.closing) options.onClosed?.();
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
+    try {
+      await client.connect(transport, { timeout: options.requestTimeoutMs });
+    } catch (error) {
+      session.closing = true;
+      await transport.close().catch(() => undefined);
+      throw error;
+    }
+    void observed;
+    return session;
+  }
+
+  /** Lists every tool, following cursors. Throws {@link SessionError} on failure. */
+  async listTools(definition: ServerDefinition): Promise<CollectedListing> {
+    try {
+      return await collectListing(
+        (cursor) =>
+          this.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, { timeout: this.options.requestTimeoutMs }),
+        { maxPages: this.options.maxPages },
+      );
+    } catch (error) {
+      throw McpSession.classify(error, definition, {});
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.client.close().catch(() => undefined);
+    await this.transport.close().catch(() => undefined);
+  }
+
+  /** Turns any failure into a reason and a message a user can act on. */
+  static classify(error: unknown, definition: ServerDefinition, observed: HttpObservation, stderr?: string, sentCredential = false): SessionError {
+    if (error instanceof SessionError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    const code = (error as { code?: unknown }).code;
+    const status = typeof code === 'number' && code >= 100 && code < 600 ? code : observed.status;
+    const suffix = stderr ? ` (server said: ${stderr})` : '';
+    if (status === 401) {
+      const oauth = /resource_metadata|realm=|oauth/i.test(observed.wwwAuthenticate ?? '') || !sentCredential;
+      if (!sentCredential && oauth) {
+        return new SessionError('authorization-required', `authorization required: the server answered HTTP 401${observed.wwwAuthenticate ? ` and asks for ${observed.wwwAuthenticate.split(/[ ,]/)[0]} authorization (OAuth)` : ''}; configure "auth" with a credentialRef`);
+      }
+      return new SessionError('unauthorized', 'HTTP 401: the server rejected the credential');
+    }
+    if (status === 403) return new SessionError('forbidden', 'HTTP 403: the credential is not allowed to list tools');
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return new SessionError('timeout', `the server did not answer within ${message.match(/\d+/)?.[0] ?? 'the'} ms`);
+    }
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      return new SessionError(definition.transport?.kind === 'stdio' ? 'crashed' : 'unreachable', `the connection closed${suffix}`);
+    }
+    const errno = (error as NodeJS.ErrnoException).code;
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    if (errno === 'ENOENT') return new SessionError('unreachable', `cannot start "${definition.transport?.kind === 'stdio' ? definition.transport.command : definition.name}": command not found`);
+    if (errno === 'EACCES') return new SessionError('unreachable', 'cannot start the server: permission denied');
+    if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(message)) return new SessionError('unreachable', `cannot connect: ${cause ?? 'connection refused'}`);
+    if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN') return new SessionError('unreachable', `cannot resolve the host (${cause})`);
+    if (typeof status === 'number' && status >= 400) return new SessionError('protocol-error', `HTTP ${status}: ${message}`);
+    if (error instanceof SyntaxError || /JSON/.test(message)) return new SessionError('protocol-error', `the server's answer is not valid JSON-RPC: ${message}`);
+    return new SessionError(definition.transport?.kind === 'stdio' ? 'crashed' : 'protocol-error', `${message}${suffix}`);
+  }
+}
