@@ -7,7 +7,8 @@
 //   npm run build && node test/host/run-code-server.mjs            the extension from this folder
 //   npm run package && node test/host/run-code-server.mjs --vsix   dist/toolpin.vsix, installed
 //
-// Options: --vsix, --timeout <seconds> (default 300), --grep <text> (mocha grep), --keep-runs <n>.
+// Options: --vsix; --timeout <seconds> (default 300, or TOOLPIN_HOST_TIMEOUT_S; counted after the
+// one-time setup); --grep <text> (mocha grep, or TOOLPIN_HOST_GREP); --keep-runs <n> (default 5).
 // Plain Node ESM on purpose: it runs on the machine's Node (20) and needs no build. code-server
 // itself runs on the Node 24 that scripts/setup-host.sh puts in .cache/host/.
 //
@@ -94,6 +95,8 @@ if (!hostReady) {
   const setup = spawnSync('bash', [setupScript], { stdio: 'inherit', cwd: ROOT });
   if (setup.status !== 0) fail(`scripts/setup-host.sh failed (exit ${setup.status ?? setup.signal})`);
 }
+// The overall timeout counts from here: a first-time setup (minutes) does not eat into it.
+const timeoutClock = Date.now();
 
 // ------------------------------------------------------------------------------------------------
 // 2. What is under test (this runner builds nothing)
@@ -234,6 +237,7 @@ fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: fa
 const serverLog = fs.openSync(path.join(runDir, 'code-server.log'), 'a');
 
 let server; // ChildProcess
+let serverPgid; // == server.pid: setsid makes it the group leader
 let browserServer; // playwright BrowserServer (owns the Chromium process)
 let browser; // playwright Browser connected to it
 let browserPid;
@@ -241,8 +245,12 @@ let cleaningUp;
 let peak = { server: 0, browser: 0 };
 let sampler;
 
-process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
-process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+  process.on(signal, () => {
+    log(`${signal}: stopping code-server and Chromium`);
+    void cleanup().then(() => process.exit(code));
+  });
+}
 
 const tServer = Date.now();
 // `setsid` makes code-server lead a new session and process group; every process it starts
@@ -272,7 +280,7 @@ server.on('exit', (code, signal) => {
 server.on('error', (error) => {
   serverExit = { code: null, signal: String(error) };
 });
-const serverPgid = server.pid;
+serverPgid = server.pid;
 sampler = setInterval(sampleMemory, 500);
 
 try {
@@ -301,6 +309,11 @@ try {
   browserServer = await chromium.launchServer({
     executablePath: CHROMIUM,
     headless: true,
+    // playwright's own signal handlers would kill Chromium and exit(130) at once, before our
+    // cleanup stops code-server: leave the signals to this runner.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
     env: childEnv,
     args: [
       '--no-sandbox',
@@ -373,7 +386,7 @@ try {
 
   let timer;
   const timedOut = new Promise((resolve) => {
-    timer = setTimeout(() => resolve({ timeout: true }), Math.max(0, TIMEOUT_MS - (Date.now() - started)));
+    timer = setTimeout(() => resolve({ timeout: true }), Math.max(0, TIMEOUT_MS - (Date.now() - timeoutClock)));
   });
   const serverDied = new Promise((resolve) => {
     const check = setInterval(() => {

@@ -1,15 +1,22 @@
 /**
- * `toolpin check [paths…]`: finds blueprint and connector files and reports their problems with
- * `file:line:col`. This first version runs the checks that need no live server; live verification
- * of pins is added on top of the same report shape.
+ * `toolpin check [paths…]`: finds blueprint and connector files, checks them, verifies every pin
+ * against the live servers, and reports findings grouped by file with `file:line:col`.
  *
- * Exit status: 0 no error-level problem; 1 an error-level problem; 2 a path could not be read.
+ * Exit status: 0 every pin verified and no error-level problem; 1 any drift, missing tool or
+ * error-level problem; 2 nothing of that, but something could not be verified (or read).
  */
 import { readdir, stat } from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import type { ConnectorModel } from '../core/connector';
 import { analyzeDocument, documentKindOf } from '../core/documents';
-import { LineIndex } from '../core/lineIndex';
 import type { Problem } from '../core/problems';
+import { buildReport, type CheckReport, exitStatusOf, type ReportFileInput, toSarif } from '../core/report';
+import { type AnalyzedDocument, definitionsNeeded, verifyDocuments } from '../engine/verifyWorkspace';
+import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
+import { environmentCredentials, Redactor } from '../mcp/credentials';
+import { Inventory } from '../mcp/inventory';
+import { TOOLPIN_VERSION } from '../server';
 import type { CliIo } from './io';
 
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
@@ -38,71 +45,155 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
   return { files: [...files].sort(), unreadable };
 }
 
-export interface ReportedProblem {
-  code: string;
-  severity: string;
-  message: string;
-  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+export interface CheckArgs {
+  paths: string[];
+  format: 'text' | 'json' | 'sarif';
+  /** The folder that stdio servers start in and mcp.json files are read from (default: cwd). */
+  workspace?: string;
+  /** Skip live verification: every pin is "cannot verify (offline)". */
+  offline?: boolean;
+  requestTimeoutMs?: number;
+  overallTimeoutMs?: number;
+  concurrency?: number;
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
-export interface CheckReport {
-  version: 1;
-  files: Array<{ path: string; pins: never[]; problems: ReportedProblem[] }>;
-  summary: { verified: number; drifted: number; missing: number; cannotVerify: number; problems: number };
-}
-
-function toReported(lines: LineIndex, found: Problem): ReportedProblem {
-  return {
-    code: found.code,
-    severity: found.severity,
-    message: found.message,
-    range: { start: lines.positionAt(found.span.offset), end: lines.positionAt(found.span.offset + found.span.length) },
-  };
-}
-
-export async function checkCommand(io: CliIo, args: { paths: string[]; format: 'text' | 'json' }): Promise<number> {
+export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> {
   const roots = args.paths.length > 0 ? args.paths : ['.'];
+  const workspaceFolder = path.resolve(io.cwd, args.workspace ?? '.');
   const { files, unreadable } = await findDocuments(roots.map((root) => path.resolve(io.cwd, root)));
-  const report: CheckReport = { version: 1, files: [], summary: { verified: 0, drifted: 0, missing: 0, cannotVerify: 0, problems: 0 } };
-  let status = 0;
+  let couldNotRead = false;
   for (const missing of unreadable) {
     io.stderr(`toolpin check: cannot read ${path.relative(io.cwd, missing.path) || '.'}: ${missing.reason}\n`);
-    status = 2;
+    couldNotRead = true;
   }
+
+  const documents: Array<AnalyzedDocument & { text: string; display: string; problems: readonly Problem[] }> = [];
   for (const file of files) {
-    const relative = path.relative(io.cwd, file).split(path.sep).join('/');
+    const display = path.relative(io.cwd, file).split(path.sep).join('/');
     const kind = documentKindOf(file);
     if (!kind) {
-      io.stderr(`toolpin check: ${relative} is not a blueprint or connector file (*.blueprint.json[c], *.connector.json[c])\n`);
-      status = 2;
+      io.stderr(`toolpin check: ${display} is not a blueprint or connector file (*.blueprint.json[c], *.connector.json[c])\n`);
+      couldNotRead = true;
       continue;
     }
     let text: string;
     try {
       text = await io.readFile(file);
     } catch (error) {
-      io.stderr(`toolpin check: cannot read ${relative}: ${(error as Error).message}\n`);
-      status = 2;
+      io.stderr(`toolpin check: cannot read ${display}: ${(error as Error).message}\n`);
+      couldNotRead = true;
       continue;
     }
-    const lines = new LineIndex(text);
-    const problems = analyzeDocument(kind, text).problems.map((found) => toReported(lines, found));
-    report.files.push({ path: relative, pins: [], problems });
-    report.summary.problems += problems.length;
-    if (problems.some((found) => found.severity === 'error') && status === 0) status = 1;
+    const analysis = analyzeDocument(kind, text);
+    documents.push({ path: file, kind, model: analysis.model, text, display, problems: analysis.problems });
   }
-  if (args.format === 'json') {
-    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  } else {
-    for (const file of report.files) {
-      if (file.problems.length === 0) continue;
-      io.stdout(`${file.path}\n`);
-      for (const found of file.problems) {
-        io.stdout(`  ${file.path}:${found.range.start.line + 1}:${found.range.start.character + 1}  ${found.severity.padEnd(7)}  ${found.code}  ${found.message}\n`);
+
+  const env = args.env ?? process.env;
+  const registry = await buildWorkspaceRegistry({
+    workspaceFolder,
+    connectors: documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel })),
+    readFile: async (file) => {
+      try {
+        return await io.readFile(file);
+      } catch {
+        return undefined;
+      }
+    },
+    variables: { env, userHome: os.homedir() },
+  });
+
+  const redactor = new Redactor();
+  const progress = io.stderrIsTerminal && args.format === 'text';
+  const inventory = new Inventory({
+    credentials: environmentCredentials(env),
+    redactor,
+    log: () => undefined,
+    clientVersion: TOOLPIN_VERSION,
+    trusted: () => !args.offline,
+    keepAlive: false,
+    ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
+    ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
+    ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
+  });
+  const needed = definitionsNeeded(documents, registry);
+  try {
+    if (needed.length > 0) {
+      let done = 0;
+      const started = Date.now();
+      const ticker = progress
+        ? setInterval(() => io.stderr(`\rtoolpin: listing tools of ${needed.length} server(s)… ${done}/${needed.length} done, ${Math.round((Date.now() - started) / 1000)} s`), 1000)
+        : undefined;
+      try {
+        await Promise.all(needed.map((definition) => inventory.ensure([definition]).then(() => void done++)));
+      } finally {
+        if (ticker) {
+          clearInterval(ticker);
+          io.stderr('\r\x1b[K');
+        }
       }
     }
-    const errorCount = report.files.reduce((sum, file) => sum + file.problems.filter((found) => found.severity === 'error').length, 0);
-    io.stdout(`${report.files.length} file(s) checked, ${report.summary.problems} problem(s), ${errorCount} error(s)\n`);
+  } finally {
+    await inventory.dispose();
   }
+
+  const results = verifyDocuments(documents, registry, inventory, Date.now());
+  const reportInputs: ReportFileInput[] = documents.map((document) => {
+    const verification = results.get(document.path)!;
+    let problems = [...document.problems, ...verification.problems];
+    if (args.offline) problems = problems.filter((found) => found.code !== 'TP403');
+    return { path: document.display, text: document.text, verdicts: verification.verdicts, problems };
+  });
+  const servers = registry.definitions.map((definition) => ({
+    name: definition.name,
+    source: definition.origin.file ? `${definition.origin.kind} ${path.relative(io.cwd, definition.origin.file).split(path.sep).join('/')}` : definition.origin.kind,
+    listing: inventory.listing(definition),
+  }));
+  const report = buildReport(reportInputs, servers);
+  const status = exitStatusOf(report, couldNotRead);
+
+  if (args.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION), null, 2)}\n`);
+  else io.stdout(renderText(report, registry.definitions.length, args.offline === true));
   return status;
 }
+
+const STATE_LABEL: Record<string, string> = { verified: 'verified', drifted: 'DRIFTED', missing: 'MISSING', ambiguous: 'ambiguous', 'cannot-verify': 'cannot verify' };
+
+function renderText(report: CheckReport, serverCount: number, offline: boolean): string {
+  const out: string[] = [];
+  for (const file of report.files) {
+    if (file.problems.length === 0 && file.pins.length === 0) continue;
+    out.push(file.path);
+    for (const pin of file.pins) {
+      const where = `${file.path}:${pin.range.start.line + 1}:${pin.range.start.character + 1}`;
+      const server = pin.server ? ` on ${pin.server}` : '';
+      out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}`);
+    }
+    for (const found of file.problems) {
+      if (['TP400', 'TP401', 'TP402', 'TP403'].includes(found.code)) continue; // shown as pin lines above
+      const where = `${file.path}:${found.range.start.line + 1}:${found.range.start.character + 1}`;
+      out.push(`  ${where}  ${found.severity.padEnd(13)}  ${found.code} ${found.message}`);
+    }
+  }
+  if (serverCount > 0) {
+    out.push('', 'Servers:');
+    for (const server of report.servers) {
+      const state =
+        server.state === 'listed'
+          ? `${server.tools} tool(s)${server.incomplete ? `, INCOMPLETE: ${server.incomplete}` : ''}`
+          : server.reason === 'not-needed'
+            ? 'not listed (no pin refers to it)'
+            : `cannot list: ${server.message}`;
+      out.push(`  ${server.name.padEnd(20)} ${state}   [${server.source}]`);
+    }
+  }
+  const s = report.summary;
+  const pins = s.verified + s.drifted + s.missing + s.ambiguous + s.cannotVerify;
+  out.push(
+    '',
+    `${report.files.length} file(s), ${pins} pin(s): ${s.verified} verified, ${s.drifted} drifted, ${s.missing} missing, ${s.ambiguous} ambiguous, ${s.cannotVerify} cannot verify${offline ? ' (offline)' : ''}; ${s.problems} problem(s)`,
+  );
+  return `${out.join('\n')}\n`;
+}
+

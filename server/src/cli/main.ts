@@ -19,19 +19,39 @@ const USAGE = `Usage: toolpin <command> [options]
 Commands:
   hash <file|->          print the schema pin and tool pin of each MCP tool in a file (or stdin)
                          holding one tool, an array of tools, or a tools/list result
-  check [paths…]         check blueprint and connector files (default: the current folder)
+  check [paths…]         check blueprint and connector files (default: the current folder) and
+                         verify every pin against the live MCP servers
   lsp --stdio            run the language server over standard input/output
 
 Options:
-  --format text|json     output format (hash, check); default text
+  --format FORMAT        text (default) or json for hash; text, json or sarif for check
+  --workspace DIR        check: the folder stdio servers start in and .vscode/mcp.json and
+                         .mcp.json are read from (default: the current folder)
+  --offline              check: do not contact servers; pins are reported as cannot verify
+  --timeout MS           check: timeout of one request to a server (default 10000)
+  --concurrency N        check: servers listed at the same time (default 4)
   -h, --help             show this help
+
+Exit status of check: 0 every pin verified and no error; 1 drift, a missing tool or an error;
+2 nothing drifted, but something could not be verified.
   -v, --version          print the version
 `;
 
-function parseFormat(value: string | undefined, io: CliIo): 'text' | 'json' | undefined {
-  if (value === undefined || value === 'text' || value === 'json') return value ?? 'text';
-  io.stderr(`toolpin: unknown format "${value}"; use text or json\n`);
+function parseFormat<F extends string>(value: string | undefined, allowed: readonly F[], io: CliIo): F | 'text' | undefined {
+  if (value === undefined) return 'text';
+  if ((allowed as readonly string[]).includes(value)) return value as F;
+  io.stderr(`toolpin: unknown format "${value}"; use ${allowed.join(', ')}\n`);
   return undefined;
+}
+
+function parsePositiveInteger(value: string | undefined, name: string, io: CliIo): number | undefined | false {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) {
+    io.stderr(`toolpin: --${name} takes a positive whole number, got "${value}"\n`);
+    return false;
+  }
+  return parsed;
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -46,6 +66,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
         stdio: { type: 'boolean' },
+        workspace: { type: 'string' },
+        offline: { type: 'boolean' },
+        timeout: { type: 'string' },
+        concurrency: { type: 'string' },
       },
     });
   } catch (error) {
@@ -62,17 +86,30 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     (command === undefined && !values.help ? io.stderr : io.stdout)(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const format = parseFormat(values.format, io);
-  if (!format) return 2;
   switch (command) {
-    case 'hash':
+    case 'hash': {
+      const format = parseFormat(values.format, ['text', 'json'] as const, io);
+      if (!format) return 2;
       if (rest.length !== 1) {
         io.stderr('toolpin hash: give exactly one file, or - for standard input\n');
         return 2;
       }
       return hashCommand(io, { source: rest[0]!, format });
-    case 'check':
-      return checkCommand(io, { paths: rest, format });
+    }
+    case 'check': {
+      const format = parseFormat(values.format, ['text', 'json', 'sarif'] as const, io);
+      const timeout = parsePositiveInteger(values.timeout, 'timeout', io);
+      const concurrency = parsePositiveInteger(values.concurrency, 'concurrency', io);
+      if (!format || timeout === false || concurrency === false) return 2;
+      return checkCommand(io, {
+        paths: rest,
+        format,
+        ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+        offline: values.offline === true,
+        ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
+        ...(concurrency !== undefined ? { concurrency } : {}),
+      });
+    }
     case 'lsp':
       if (!values.stdio) {
         io.stderr('toolpin lsp: only --stdio is supported\n');

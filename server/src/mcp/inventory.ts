@@ -48,6 +48,8 @@ interface Entry {
   lastGood: { listing: Extract<ServerListing, { status: 'listed' }>['listing']; listedAt: number } | undefined;
   /** Bumped by list_changed and refresh so a fetch that started earlier cannot win. */
   generation: number;
+  /** True once the current fetch sent its first tools/list request. */
+  listingStarted: boolean;
 }
 
 const RETRY_UNAVAILABLE_MS = 30_000;
@@ -70,7 +72,7 @@ export class Inventory {
     const key = serverKey(definition);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { key, definitions: new Set(), session: undefined, listing: undefined, freshUntil: 0, inflight: undefined, lastGood: undefined, generation: 0 };
+      entry = { key, definitions: new Set(), session: undefined, listing: undefined, freshUntil: 0, inflight: undefined, lastGood: undefined, generation: 0, listingStarted: false };
       this.entries.set(key, entry);
     }
     entry.definitions.add(definition);
@@ -173,6 +175,7 @@ export class Inventory {
 
   private async fetchNow(entry: Entry): Promise<ServerListing> {
     const definition = [...entry.definitions][0]!;
+    entry.listingStarted = false;
     if (this.disposed) return this.unavailable(entry, 'unreachable', 'Toolpin is shutting down');
     if (!this.options.trusted()) {
       return this.unavailable(entry, 'untrusted-workspace', 'the workspace is not trusted, so Toolpin starts no server and sends no credential');
@@ -201,7 +204,9 @@ export class Inventory {
 
   private async openAndList(entry: Entry, definition: ServerDefinition): Promise<Awaited<ReturnType<McpSession['listTools']>>> {
     if (!entry.session) {
-      const session = await McpSession.open(definition, {
+      // Declared before open: the server may exit (and onClosed fire) while open is still running.
+      let opened: McpSession | undefined;
+      const session = (opened = await McpSession.open(definition, {
         credentials: this.options.credentials,
         redactor: this.options.redactor,
         requestTimeoutMs: this.options.requestTimeoutMs ?? 10_000,
@@ -210,9 +215,9 @@ export class Inventory {
         log: this.options.log,
         onToolsChanged: () => this.onToolsChanged(entry),
         onClosed: () => {
-          if (entry.session === session) entry.session = undefined;
+          if (opened !== undefined && entry.session === opened) entry.session = undefined;
         },
-      });
+      }));
       this.sessionsOpened++;
       if (this.disposed) {
         await session.close();
@@ -221,6 +226,7 @@ export class Inventory {
       entry.session = session;
     }
     const session = entry.session;
+    entry.listingStarted = true;
     try {
       return await session.listTools(definition);
     } finally {
@@ -232,6 +238,12 @@ export class Inventory {
   }
 
   private onToolsChanged(entry: Entry): void {
+    // A change announced before this fetch asked for the list is already in the answer it will
+    // get (servers like server-everything announce one right after initialization).
+    if (entry.inflight && !entry.listingStarted) return;
+    // Without keep-alive (the CLI) every listing is a one-shot session: re-listing would open a new
+    // session, and a server that announces a change at every start would loop forever.
+    if (!this.options.keepAlive) return;
     entry.generation++;
     entry.freshUntil = 0;
     this.options.log(`[${[...entry.definitions][0]!.name}] the server says its tool list changed; listing again`);
