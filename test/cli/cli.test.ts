@@ -80,17 +80,17 @@ describe('toolpin hash', () => {
   });
 });
 
-describe('toolpin check (checks that need no live server)', () => {
+describe('toolpin check: the checks that need no live server (--offline)', () => {
   test('finds files recursively, skips node_modules, reports file:line:col, exits 1 on errors', () => {
-    const result = run(['check', '.'], { cwd: workspace });
+    const result = run(['check', '--offline', '.'], { cwd: workspace });
     assert.equal(result.status, 1, result.stderr);
-    assert.match(result.stdout, /nested\/bad\.connector\.json:5:56 {2}warning {2}TP303/);
-    assert.match(result.stdout, /nested\/bad\.connector\.json:6:38 {2}error {4}TP306/);
+    assert.match(result.stdout, /nested\/bad\.connector\.json:5:56 {2}warning {8}TP303/);
+    assert.match(result.stdout, /nested\/bad\.connector\.json:6:38 {2}error {10}TP306/);
     assert.doesNotMatch(result.stdout, /node_modules/);
-    assert.match(result.stdout, /2 file\(s\) checked, 2 problem\(s\), 1 error\(s\)/);
+    assert.match(result.stdout, /2 file\(s\), 1 pin\(s\): 0 verified, 0 drifted, 0 missing, 0 ambiguous, 1 cannot verify \(offline\); 2 problem\(s\)/);
   });
   test('json output has the documented shape with 0-based ranges', () => {
-    const result = run(['check', '--format', 'json'], { cwd: workspace });
+    const result = run(['check', '--offline', '--format', 'json'], { cwd: workspace });
     const report = JSON.parse(result.stdout);
     assert.equal(report.version, 1);
     assert.deepEqual(report.files.map((file: { path: string }) => file.path), ['good.blueprint.jsonc', 'nested/bad.connector.json']);
@@ -98,13 +98,18 @@ describe('toolpin check (checks that need no live server)', () => {
     assert.deepEqual(problem.range, { start: { line: 5, character: 37 }, end: { line: 5, character: 50 } });
     assert.equal(report.summary.problems, 2);
   });
-  test('a clean file exits 0', () => {
+  test('without any configured server a pin cannot be verified: exit 2, never "missing"', () => {
     const result = run(['check', 'good.blueprint.jsonc'], { cwd: workspace });
-    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.equal(result.status, 2, result.stdout + result.stderr);
+    assert.match(result.stdout, /no MCP server is configured/);
   });
   test('a missing path exits 2', () => {
     const result = run(['check', 'nope'], { cwd: workspace });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /cannot read nope: ENOENT/);
+  });
+  test('usage errors of check exit 2', () => {
+    assert.equal(run(['check', '--format', 'xml']).status, 2);
+    assert.equal(run(['check', '--timeout', 'soon']).status, 2);
   });
 });

@@ -12,7 +12,7 @@ import type { ConnectorModel } from '../core/connector';
 import { analyzeDocument, documentKindOf } from '../core/documents';
 import type { Problem } from '../core/problems';
 import { buildReport, type CheckReport, exitStatusOf, type ReportFileInput, toSarif } from '../core/report';
-import { type AnalyzedDocument, definitionsNeeded, verifyDocuments } from '../engine/verifyWorkspace';
+import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
@@ -110,13 +110,13 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     redactor,
     log: () => undefined,
     clientVersion: TOOLPIN_VERSION,
-    trusted: () => !args.offline,
+    trusted: () => true,
     keepAlive: false,
     ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
     ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
     ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
   });
-  const needed = definitionsNeeded(documents, registry);
+  const needed = args.offline ? [] : definitionsNeeded(documents, registry);
   try {
     if (needed.length > 0) {
       let done = 0;
@@ -137,7 +137,7 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     await inventory.dispose();
   }
 
-  const results = verifyDocuments(documents, registry, inventory, Date.now());
+  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined);
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = [...document.problems, ...verification.problems];
@@ -183,7 +183,9 @@ function renderText(report: CheckReport, serverCount: number, offline: boolean):
         server.state === 'listed'
           ? `${server.tools} tool(s)${server.incomplete ? `, INCOMPLETE: ${server.incomplete}` : ''}`
           : server.reason === 'not-needed'
-            ? 'not listed (no pin refers to it)'
+            ? offline
+              ? 'not contacted (offline)'
+              : 'not listed (no pin refers to it)'
             : `cannot list: ${server.message}`;
       out.push(`  ${server.name.padEnd(20)} ${state}   [${server.source}]`);
     }

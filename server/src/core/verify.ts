@@ -170,6 +170,13 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       candidates = [definition];
     } else {
       candidates = context.registry.named();
+      if (candidates.length === 0) {
+        // Nothing to look in is not evidence that the tool is gone.
+        const reason = 'cannot verify: no MCP server is configured (add a connector, .vscode/mcp.json or .mcp.json)';
+        problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: [] } }));
+        verdict('cannot-verify', undefined, undefined, reason);
+        continue;
+      }
     }
 
     // Find the servers that serve the tool, and note why the others cannot rule it out.
@@ -193,7 +200,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       continue;
     }
     if (serving.length === 0) {
-      const where = mcp.server ? `server "${mcp.server.value}"` : candidates.length === 0 ? 'any server (none is configured)' : `any configured server (${candidates.map((definition) => definition.name).join(', ')})`;
+      const where = mcp.server ? `server "${mcp.server.value}"` : `any configured server (${candidates.map((definition) => definition.name).join(', ')})`;
       if (uncertain.length > 0) {
         const reason = `cannot verify: ${uncertain.join('; ')}`;
         problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: candidates.map((definition) => definition.name) } }));

@@ -41,9 +41,21 @@ export function definitionsNeeded(documents: readonly AnalyzedDocument[], regist
 
 const NOT_LISTED: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'the server has not been listed yet' };
 
-/** Verifies documents against whatever listings the inventory holds now (no fetching). */
-export function verifyDocuments(documents: readonly AnalyzedDocument[], registry: ServerRegistry, inventory: Inventory, now: number): Map<string, VerificationResult> {
-  const context = { registry, now, listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? NOT_LISTED };
+/** What a server that was deliberately not contacted looks like (`toolpin check --offline`). */
+export const OFFLINE: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'offline (--offline): no server was contacted' };
+
+/**
+ * Verifies documents against whatever listings the inventory holds now (no fetching). A server
+ * without a listing gets `fallback`.
+ */
+export function verifyDocuments(
+  documents: readonly AnalyzedDocument[],
+  registry: ServerRegistry,
+  inventory: Inventory,
+  now: number,
+  fallback: ServerListing = NOT_LISTED,
+): Map<string, VerificationResult> {
+  const context = { registry, now, listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? fallback };
   const results = new Map<string, VerificationResult>();
   for (const document of documents) {
     results.set(
