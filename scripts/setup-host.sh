@@ -78,6 +78,13 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 # Runs npm with only what we intend: no audit/fund chatter, no update notifier.
+# When this script runs under `npm test`, npm exports its own settings as npm_* variables (for
+# example npm_config_user_agent naming the system Node). Nested installs would inherit them, and
+# code-server's postinstall reads the Node version from npm_config_user_agent, so they go.
+while IFS='=' read -r name _; do
+  case "$name" in npm_*) unset "$name" ;; esac
+done < <(env)
+
 npm_quiet() { npm --no-audit --no-fund --no-update-notifier "$@"; }
 
 # ---------------------------------------------------------------------------------------------

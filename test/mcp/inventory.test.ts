@@ -896,8 +896,9 @@ describe('MCP adapter and inventory against live servers', () => {
       // transport never ends the process group: the grandchild lives on (until the whole process
       // exits and the exit hook SIGKILLs the groups).
       const tree = treeFixture('crash_tree', ['--crash-after-pages', '0']);
-      const { inventory } = newInventory({ keepAlive: true });
+      const { inventory, logs } = newInventory({ keepAlive: true });
       await inventory.ensure([tree.definition]);
+      console.log('DEBUG', logs);
       expectUnavailable(inventory.listing(tree.definition), 'crashed');
       const serverPid = trackedPid(tree.pidFile);
       const childPid = trackedPid(tree.childFile);

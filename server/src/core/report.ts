@@ -96,7 +96,9 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
   });
   const reportServers = servers.map((server): ReportServer => {
     const listing = server.listing;
-    if (!listing) return { name: server.name, source: server.source, state: 'unavailable', tools: null, incomplete: null, reason: 'not-needed', message: 'not listed: no pin refers to it' };
+    if (!listing || listing.status === 'pending') {
+      return { name: server.name, source: server.source, state: 'unavailable', tools: null, incomplete: null, reason: 'not-needed', message: 'not listed: no pin refers to it' };
+    }
     if (listing.status === 'listed') {
       return { name: server.name, source: server.source, state: 'listed', tools: listing.listing.tools.length, incomplete: listing.listing.incomplete?.message ?? null, reason: null, message: null };
     }

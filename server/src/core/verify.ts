@@ -28,6 +28,8 @@ export type UnavailableReason =
 
 export type ServerListing =
   | { readonly status: 'listed'; readonly listing: CollectedListing; readonly listedAt: number }
+  /** Being fetched for the first time: no verdict yet, and no problem is reported for it. */
+  | { readonly status: 'pending' }
   | {
       readonly status: 'unavailable';
       readonly reason: UnavailableReason;
@@ -82,9 +84,13 @@ function unavailableText(listing: Extract<ServerListing, { status: 'unavailable'
 type Lookup =
   | { found: ListedTool[]; listing: CollectedListing }
   | { notFound: true; listing: CollectedListing }
-  | { unavailable: Extract<ServerListing, { status: 'unavailable' }> };
+  | { unavailable: Extract<ServerListing, { status: 'unavailable' }> }
+  | { pending: true };
+
+const PENDING_REASON = 'waiting for the server\'s first listing';
 
 function lookUp(listing: ServerListing, tool: string): Lookup {
+  if (listing.status === 'pending') return { pending: true };
   if (listing.status === 'unavailable') return { unavailable: listing };
   const found = listing.listing.tools.filter((candidate) => candidate.name === tool);
   return found.length > 0 ? { found, listing: listing.listing } : { notFound: true, listing: listing.listing };
@@ -182,9 +188,11 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     // Find the servers that serve the tool, and note why the others cannot rule it out.
     const serving: Array<{ definition: ServerDefinition; tools: ListedTool[] }> = [];
     const uncertain: string[] = [];
+    let pending = false;
     for (const definition of candidates) {
       const result = lookUp(context.listingFor(definition), tool);
       if ('found' in result) serving.push({ definition, tools: result.found });
+      else if ('pending' in result) pending = true;
       else if ('unavailable' in result) uncertain.push(`"${definition.name}": ${unavailableText(result.unavailable, context.now)}`);
       else {
         const why = notFoundIsUncertain(result.listing);
@@ -197,6 +205,10 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       const reason = `served by ${names.length} servers (${names.join(', ')}); add "server" to say which one this step calls`;
       problems.push(problem('TP402', mcp.toolName.span, `tool "${tool}" is ${reason}`, { data: { tool, servers: names } }));
       verdict('ambiguous', names[0], undefined, reason);
+      continue;
+    }
+    if (serving.length === 0 && pending) {
+      verdict('cannot-verify', mcp.server?.value, undefined, PENDING_REASON);
       continue;
     }
     if (serving.length === 0) {
@@ -266,6 +278,10 @@ function verifyInstance(
       verdicts.push({ kind: 'tool', tool, server, pinned: entry.pin.value, live, state, reason, span: entry.pin.span });
     };
     const result = lookUp(listing, tool);
+    if ('pending' in result) {
+      verdict('cannot-verify', undefined, PENDING_REASON);
+      continue;
+    }
     if ('unavailable' in result) {
       const reason = `cannot verify: ${unavailableText(result.unavailable, context.now)}`;
       problems.push(problem('TP403', entry.pin.span, `${label}, tool "${tool}": ${reason}`, { data: { tool, server } }));
