@@ -3,7 +3,7 @@
  * It imports only `vscode-languageserver-protocol` types, so the VS Code client can import it
  * without pulling server code. Each message says who sends it.
  */
-import { RequestType0 } from 'vscode-languageserver-protocol';
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 
 /** Settings the server reads under the `toolpin` section (workspace/configuration). */
 export interface ToolpinSettings {
@@ -13,11 +13,73 @@ export interface ToolpinSettings {
     /** Milliseconds between the last change of a document and its check. */
     debounceMs: number;
   };
+  verify: {
+    /** Query the live MCP servers (starts stdio servers, connects to HTTP servers). */
+    enable: boolean;
+    /** Timeout of one request to a server. */
+    requestTimeoutMs: number;
+    /** The shortest time a listing is reused, whatever a server's ttlMs hint says. */
+    minTtlSeconds: number;
+    /** Freshness of a listing when the server gives no hint. */
+    ttlSeconds: number;
+    /** Servers listed at the same time. */
+    concurrency: number;
+  };
+  workspaceScan: {
+    /** Check blueprint and connector files that are not open, too. */
+    enable: boolean;
+    /** The most files scanned across all workspace folders. */
+    maxFiles: number;
+  };
+  /** User-level MCP servers, shaped like the `servers` of .vscode/mcp.json. */
+  servers: Record<string, unknown>;
 }
 
 export const DEFAULT_SETTINGS: ToolpinSettings = {
   validate: { enable: true, debounceMs: 200 },
+  verify: { enable: true, requestTimeoutMs: 10_000, minTtlSeconds: 30, ttlSeconds: 300, concurrency: 4 },
+  workspaceScan: { enable: true, maxFiles: 500 },
+  servers: {},
 };
+
+/** What the client passes in `initializationOptions`. */
+export interface ToolpinInitializationOptions {
+  settings?: unknown;
+  /** Whether the workspace is trusted; absent means trusted (editors without a trust model). */
+  trusted?: boolean;
+}
+
+/** Client → server: the workspace trust changed (VS Code: the user trusted the workspace). */
+export const DidChangeTrustNotification = new NotificationType<{ trusted: boolean }>('toolpin/didChangeTrust');
+
+/**
+ * Server → client: the value of a credential the editor holds (VS Code: SecretStorage), or null.
+ * The server asks only in a trusted workspace, only for names a connector's `credentialRef` gives.
+ */
+export const GetCredentialRequest = new RequestType<{ name: string }, { value: string | null }, void>('toolpin/getCredential');
+
+/** Client → server: list the named servers (all when omitted) again, now. */
+export const RefreshRequest = new RequestType<{ servers?: string[] }, void, void>('toolpin/refresh');
+
+/** Client → server: forget every cached listing, including the last good ones. */
+export const ClearCacheRequest = new RequestType0<void, void>('toolpin/clearCache');
+
+/** One server's state, for status displays. */
+export interface ServerStatus {
+  name: string;
+  state: 'listed' | 'pending' | 'unavailable';
+  tools: number | null;
+  message: string | null;
+  /** Milliseconds since the epoch of the last good listing. */
+  listedAt: number | null;
+}
+
+/** Server → client: the servers' states and the pin counts of the workspace changed. */
+export interface StatusParams {
+  servers: ServerStatus[];
+  pins: { verified: number; drifted: number; missing: number; ambiguous: number; cannotVerify: number };
+}
+export const StatusNotification = new NotificationType<StatusParams>('toolpin/status');
 
 /** What the server reports about itself: used by clients for status displays and by tests. */
 export interface ServerInfoResult {

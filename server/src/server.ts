@@ -1,39 +1,80 @@
 /**
  * The language server, independent of how it is connected: `startServer(connection, runtime)`.
- * The process entry (main.ts) and the LSP tests (an in-process connection) both call it.
+ * The process entry (main.ts), `toolpin lsp --stdio` and the LSP tests all call it.
  */
-import { type Connection, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
+import * as os from 'node:os';
+import { type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PROBLEM_CODES } from './core/problems';
+import { LiveWorkspace, type WorkspaceFileSystem } from './engine/liveWorkspace';
+import { nodeFileSystem } from './engine/nodeFileSystem';
 import { registerDiagnostics } from './features/diagnostics';
-import { DEFAULT_SETTINGS, ServerInfoRequest, type ToolpinSettings } from './protocol';
+import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
+import { Inventory } from './mcp/inventory';
+import {
+  ClearCacheRequest,
+  DEFAULT_SETTINGS,
+  DidChangeTrustNotification,
+  GetCredentialRequest,
+  RefreshRequest,
+  ServerInfoRequest,
+  type ToolpinInitializationOptions,
+  type ToolpinSettings,
+} from './protocol';
 import { runSafe } from './util/runSafe';
+import { uriToPath } from './util/uris';
 
-/** What the server needs from its host, injected so tests can control time. */
+/** What the server needs from its host, injected so tests can control time and the file system. */
 export interface ServerRuntime {
   setTimeout(callback: () => void, milliseconds: number): unknown;
   clearTimeout(handle: unknown): void;
+  readonly fileSystem: WorkspaceFileSystem;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  now(): number;
 }
 
 export const nodeRuntime: ServerRuntime = {
   setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  fileSystem: nodeFileSystem,
+  env: process.env,
+  now: () => Date.now(),
 };
 
 /** The version the bundles were built from; esbuild does not inject it, so it is kept here. */
 export const TOOLPIN_VERSION = '0.1.0';
 
-function mergeSettings(received: unknown): ToolpinSettings {
-  const section = (received ?? {}) as Partial<{ validate: Partial<ToolpinSettings['validate']> }>;
+function pick<T>(value: unknown, valid: (candidate: unknown) => boolean, fallback: T): T {
+  return valid(value) ? (value as T) : fallback;
+}
+
+const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
+const isCount = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** Merges a received `toolpin` settings section over the defaults, ignoring ill-typed values. */
+export function mergeSettings(received: unknown): ToolpinSettings {
+  const section = (received ?? {}) as Record<string, Record<string, unknown> | undefined>;
   const validate = section.validate ?? {};
+  const verify = section.verify ?? {};
+  const scan = section.workspaceScan ?? {};
+  const defaults = DEFAULT_SETTINGS;
   return {
     validate: {
-      enable: typeof validate.enable === 'boolean' ? validate.enable : DEFAULT_SETTINGS.validate.enable,
-      debounceMs:
-        typeof validate.debounceMs === 'number' && validate.debounceMs >= 0
-          ? Math.min(validate.debounceMs, 5000)
-          : DEFAULT_SETTINGS.validate.debounceMs,
+      enable: pick(validate.enable, isBoolean, defaults.validate.enable),
+      debounceMs: Math.min(pick(validate.debounceMs, isCount, defaults.validate.debounceMs), 5000),
     },
+    verify: {
+      enable: pick(verify.enable, isBoolean, defaults.verify.enable),
+      requestTimeoutMs: Math.max(100, pick(verify.requestTimeoutMs, isCount, defaults.verify.requestTimeoutMs)),
+      minTtlSeconds: pick(verify.minTtlSeconds, isCount, defaults.verify.minTtlSeconds),
+      ttlSeconds: pick(verify.ttlSeconds, isCount, defaults.verify.ttlSeconds),
+      concurrency: Math.max(1, pick(verify.concurrency, isCount, defaults.verify.concurrency)),
+    },
+    workspaceScan: {
+      enable: pick(scan.enable, isBoolean, defaults.workspaceScan.enable),
+      maxFiles: pick(scan.maxFiles, isCount, defaults.workspaceScan.maxFiles),
+    },
+    servers: pick(section.servers, (value) => typeof value === 'object' && value !== null && !Array.isArray(value), defaults.servers),
   };
 }
 
@@ -41,18 +82,79 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   const documents = new TextDocuments(TextDocument);
   let settings: ToolpinSettings = DEFAULT_SETTINGS;
   let canPullConfiguration = false;
+  let canWatchFiles = false;
+  let trusted = true;
+  let folders: string[] = [];
+
+  const redactor = new Redactor();
+  const log = (line: string): void => connection.console.log(redactor.redact(line));
+  // Credentials: the editor's secret storage first (when the client offers it), then the environment.
+  let editorCredentials: CredentialResolver = { resolve: async () => undefined };
+  const credentials = chainCredentials({ resolve: (name) => editorCredentials.resolve(name) }, environmentCredentials(runtime.env));
+
+  let workspace: LiveWorkspace | undefined;
+  const makeInventory = (): Inventory =>
+    new Inventory({
+      credentials,
+      redactor,
+      log,
+      clientVersion: TOOLPIN_VERSION,
+      trusted: () => trusted,
+      keepAlive: true,
+      requestTimeoutMs: settings.verify.requestTimeoutMs,
+      overallTimeoutMs: Math.max(settings.verify.requestTimeoutMs * 3, 30_000),
+      concurrency: settings.verify.concurrency,
+      minTtlMs: settings.verify.minTtlSeconds * 1000,
+      defaultTtlMs: settings.verify.ttlSeconds * 1000,
+      now: runtime.now,
+      onListingChanged: (definitions) => {
+        if (!workspace) return;
+        diagnostics.revalidate([...new Set(definitions.flatMap((definition) => workspace!.pathsUsing(definition)))]);
+      },
+    });
+  let inventory = makeInventory();
+  workspace = new LiveWorkspace({
+    fileSystem: runtime.fileSystem,
+    inventory: () => inventory,
+    now: runtime.now,
+    env: runtime.env,
+    userHome: os.homedir(),
+    userServers: () => settings.servers,
+    liveEnabled: () => settings.verify.enable,
+    log,
+  });
 
   connection.onInitialize((params): InitializeResult => {
     canPullConfiguration = params.capabilities.workspace?.configuration === true;
-    const options = params.initializationOptions as { settings?: unknown } | undefined;
+    canWatchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    const options = params.initializationOptions as ToolpinInitializationOptions | undefined;
     if (options?.settings) settings = mergeSettings(options.settings);
+    if (typeof options?.trusted === 'boolean') trusted = options.trusted;
+    folders = (params.workspaceFolders ?? []).map((folder) => uriToPath(folder.uri));
+    if (folders.length === 0 && params.rootUri) folders = [uriToPath(params.rootUri)];
+    if (params.capabilities.experimental && (params.capabilities.experimental as { toolpinCredentials?: boolean }).toolpinCredentials) {
+      editorCredentials = {
+        resolve: async (name) => {
+          try {
+            const result = await connection.sendRequest(GetCredentialRequest, { name });
+            if (result.value) redactor.add(result.value);
+            return result.value ?? undefined;
+          } catch {
+            return undefined;
+          }
+        },
+      };
+    }
     return {
-      capabilities: { textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental } },
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      },
       serverInfo: { name: 'toolpin', version: TOOLPIN_VERSION },
     };
   });
 
-  const diagnostics = registerDiagnostics(connection, documents, runtime, () => settings);
+  const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, () => settings);
 
   const pullSettings = async (): Promise<void> => {
     if (!canPullConfiguration) return;
@@ -64,15 +166,63 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     }
   };
 
+  const scan = async (): Promise<void> => {
+    await workspace!.setFolders(folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
+  };
+
   connection.onInitialized(() => {
-    void pullSettings().then(() => diagnostics.revalidateAll());
+    void (async () => {
+      await pullSettings();
+      if (canWatchFiles) {
+        await connection.client.register(DidChangeWatchedFilesNotification.type, {
+          watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/{mcp.json,.mcp.json}' }],
+        });
+      }
+      await scan();
+      diagnostics.revalidateAll();
+    })().catch((error: unknown) => connection.console.error(`toolpin: start-up failed: ${String(error)}`));
+    connection.workspace.onDidChangeWorkspaceFolders((event) => {
+      const removed = new Set(event.removed.map((folder) => uriToPath(folder.uri)));
+      folders = [...folders.filter((folder) => !removed.has(folder)), ...event.added.map((folder) => uriToPath(folder.uri))];
+      void scan().then(() => diagnostics.revalidateAll());
+    });
   });
 
   connection.onDidChangeConfiguration((change) => {
     const pushed = (change.settings as { toolpin?: unknown } | undefined)?.toolpin;
-    if (pushed) settings = mergeSettings(pushed);
-    void pullSettings().then(() => diagnostics.revalidateAll());
+    const before = JSON.stringify(settings.verify);
+    void (async () => {
+      if (pushed) settings = mergeSettings(pushed);
+      await pullSettings();
+      if (JSON.stringify(settings.verify) !== before) {
+        // Timeouts, TTLs and concurrency live in the inventory: start a fresh one.
+        const old = inventory;
+        inventory = makeInventory();
+        await old.dispose();
+      }
+      workspace!.settingsChanged();
+      diagnostics.revalidateAll();
+    })();
   });
+
+  connection.onDidChangeWatchedFiles((params) => {
+    for (const change of params.changes) void workspace!.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted);
+  });
+
+  connection.onNotification(DidChangeTrustNotification, (params) => {
+    trusted = params.trusted;
+    void inventory.clear().then(() => workspace!.refresh());
+  });
+
+  connection.onRequest(RefreshRequest, (params, token) =>
+    runSafe(connection.console, 'toolpin/refresh', token, undefined, () => workspace!.refresh(params.servers)),
+  );
+  connection.onRequest(ClearCacheRequest, (token) =>
+    runSafe(connection.console, 'toolpin/clearCache', token, undefined, async () => {
+      await inventory.clear();
+      diagnostics.revalidateAll();
+    }),
+  );
 
   connection.onRequest(ServerInfoRequest, (token) =>
     runSafe(connection.console, 'toolpin/serverInfo', token, { version: TOOLPIN_VERSION, problemCodes: [] }, () => ({
@@ -80,6 +230,22 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       problemCodes: Object.entries(PROBLEM_CODES).map(([code, info]) => ({ code, severity: info.severity, title: info.title })),
     })),
   );
+
+  // Stale listings (TTL expired) are fetched again in the background, and their documents
+  // re-checked, without anyone typing.
+  const ttlTimer = setInterval(() => {
+    const stale = inventory.stale();
+    if (stale.length > 0 && settings.verify.enable) void inventory.ensure(stale).then(() => diagnostics.revalidate([...new Set(stale.flatMap((definition) => workspace!.pathsUsing(definition)))]));
+  }, 15_000);
+  ttlTimer.unref();
+
+  connection.onShutdown(async () => {
+    clearInterval(ttlTimer);
+    await inventory.dispose();
+  });
+  connection.onExit(() => {
+    void inventory.dispose();
+  });
 
   documents.listen(connection);
   connection.listen();

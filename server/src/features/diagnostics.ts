@@ -1,66 +1,102 @@
 /**
- * Diagnostics: checks open Toolpin documents and publishes their problems.
+ * Diagnostics: the problems of every Toolpin document, open or not, published as they become
+ * known.
  *
- * Contract: each document is checked after `debounceMs` of quiet; a result computed for an older
- * version of a document is dropped; a closed document gets an empty publication so its problems
- * disappear; a document that is not a Toolpin file is never published.
+ * Contract: an open document is checked after `debounceMs` of quiet and its structure problems are
+ * published at once; live verdicts join them as listings arrive (a pending server adds nothing, so
+ * one slow server never delays or hides the findings of the others); a result computed for an
+ * older version is dropped; documents that are not open are published from the disk when the
+ * workspace scan is on; a closed document that is not scanned is cleared.
  */
-import type { Connection, TextDocuments } from 'vscode-languageserver';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyzeDocument, documentKindOf } from '../core/documents';
+import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { documentKindOf } from '../core/documents';
+import type { LiveWorkspace } from '../engine/liveWorkspace';
 import type { ToolpinSettings } from '../protocol';
-import { runSafeVoid } from '../util/runSafe';
-import { problemToDiagnostic } from '../util/toLsp';
 import type { ServerRuntime } from '../server';
+import { runSafe } from '../util/runSafe';
+import { problemToDiagnostic } from '../util/toLsp';
+import { pathToUri, uriToPath } from '../util/uris';
 
 export interface DiagnosticsFeature {
-  /** Re-checks every open document now, e.g. after a settings change. */
+  /** Re-checks every known document soon, e.g. after a settings change. */
   revalidateAll(): void;
+  /** Re-checks the given documents (paths) soon. */
+  revalidate(paths: readonly string[]): void;
 }
 
 export function registerDiagnostics(
   connection: Connection,
   documents: TextDocuments<TextDocument>,
+  workspace: LiveWorkspace,
   runtime: ServerRuntime,
   settings: () => ToolpinSettings,
 ): DiagnosticsFeature {
-  const pending = new Map<string, ReturnType<ServerRuntime['setTimeout']>>();
+  const pending = new Map<string, unknown>();
+  /** URIs that currently show diagnostics, so that dropping a document clears them. */
+  const shown = new Set<string>();
 
-  const validateNow = (uri: string): void => {
+  const publish = async (uri: string): Promise<void> => {
     pending.delete(uri);
-    const document = documents.get(uri);
-    if (!document) return;
-    const kind = documentKindOf(uri);
-    if (!kind) return;
-    runSafeVoid(connection.console, `checking ${uri}`, () => {
-      const version = document.version;
-      const diagnostics = settings().validate.enable
-        ? analyzeDocument(kind, document.getText()).problems.map((found) => problemToDiagnostic(document, found))
-        : [];
-      // The document may have changed while it was checked: publish only for the current version.
-      if (documents.get(uri)?.version !== version) return;
-      void connection.sendDiagnostics({ uri, version, diagnostics });
+    const file = uriToPath(uri);
+    if (!documentKindOf(file)) return;
+    const open = documents.get(uri);
+    const version = open?.version;
+    const text = open ? open.getText() : workspace.text(file);
+    const scanned = !open && settings().workspaceScan.enable && text !== undefined;
+    if (!open && !scanned) {
+      if (shown.delete(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
+      return;
+    }
+    if (open) workspace.setOpenDocument(file, text!);
+    const diagnostics = await runSafe<Diagnostic[]>(connection.console, `checking ${uri}`, undefined, [], async () => {
+      if (!settings().validate.enable) return [];
+      const analysis = workspace.analysis(file);
+      if (!analysis) return [];
+      const verification = await workspace.verification(file);
+      const document = open ?? TextDocument.create(uri, 'jsonc', 0, text!);
+      return [...analysis.problems, ...verification.problems]
+        .sort((a, b) => a.span.offset - b.span.offset)
+        .map((found) => problemToDiagnostic(document, found));
     });
+    if (!Array.isArray(diagnostics)) return;
+    // The document may have changed while it was checked: publish only for the current version.
+    if (open && documents.get(uri)?.version !== version) return;
+    if (diagnostics.length > 0) shown.add(uri);
+    else shown.delete(uri);
+    void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics });
   };
 
-  const schedule = (uri: string): void => {
+  const schedule = (uri: string, delay: number): void => {
     const existing = pending.get(uri);
     if (existing !== undefined) runtime.clearTimeout(existing);
-    pending.set(uri, runtime.setTimeout(() => validateNow(uri), settings().validate.debounceMs));
+    pending.set(uri, runtime.setTimeout(() => void publish(uri), delay));
   };
 
-  documents.onDidOpen((event) => validateNow(event.document.uri));
-  documents.onDidChangeContent((event) => schedule(event.document.uri));
+  documents.onDidOpen((event) => {
+    workspace.setOpenDocument(uriToPath(event.document.uri), event.document.getText());
+    void publish(event.document.uri);
+  });
+  documents.onDidChangeContent((event) => schedule(event.document.uri, settings().validate.debounceMs));
   documents.onDidClose((event) => {
     const existing = pending.get(event.document.uri);
     if (existing !== undefined) runtime.clearTimeout(existing);
     pending.delete(event.document.uri);
-    if (documentKindOf(event.document.uri)) void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] });
+    const file = uriToPath(event.document.uri);
+    if (!documentKindOf(file)) return;
+    void workspace.closeDocument(file).then(() => publish(event.document.uri));
+  });
+  workspace.onDidChange((paths) => {
+    for (const file of paths) schedule(pathToUri(file), 0);
   });
 
   return {
     revalidateAll: () => {
-      for (const document of documents.all()) schedule(document.uri);
+      for (const file of workspace.paths()) schedule(pathToUri(file), 0);
+      for (const document of documents.all()) schedule(document.uri, 0);
+    },
+    revalidate: (paths) => {
+      for (const file of paths) schedule(pathToUri(file), 0);
     },
   };
 }

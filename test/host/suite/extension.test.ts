@@ -164,7 +164,7 @@ describe('Toolpin in a real VS Code extension host', () => {
     assert.match(diagnostic.message, /open-issue/);
   });
 
-  it('publishes no toolpin diagnostic for good.blueprint.jsonc', async () => {
+  it('publishes no toolpin error or warning for good.blueprint.jsonc', async () => {
     const uri = workspaceFile('good.blueprint.jsonc');
     // The server publishes (an empty array, for a clean file) after every check, and VS Code fires
     // onDidChangeDiagnostics for that URI even when the array is empty. So: subscribe, open, wait
@@ -179,8 +179,11 @@ describe('Toolpin in a real VS Code extension host', () => {
       wait.dispose();
     }
 
-    const problems = toolpinDiagnostics(uri);
-    assert.deepEqual(problems, [], `expected no toolpin diagnostics, got:\n  ${describeDiagnostics(problems)}`);
+    // The workspace configures no MCP server, so its pins are "cannot verify" (information, TP403):
+    // that is not a finding against the file. Anything of warning or error severity would be.
+    const problems = toolpinDiagnostics(uri).filter((diagnostic) => diagnostic.severity <= vscode.DiagnosticSeverity.Warning);
+    assert.deepEqual(problems, [], `expected no toolpin error or warning, got:\n  ${describeDiagnostics(problems)}`);
+    assert.ok(toolpinDiagnostics(uri).every((diagnostic) => diagnostic.code === 'TP403'), 'only "cannot verify" information remains');
   });
 
   it(`gives the opened blueprint documents the language id ${LANGUAGE_ID}`, async () => {

@@ -1,0 +1,892 @@
+/**
+ * Dispatch history (docs/formats.md §7, ADR 0063 D4): the read model over `MCP_DISPATCHED` events
+ * in `*.events.jsonl` logs. It answers the proactive-repair question "which executions called
+ * tool X at schema H", and whether H is the pinned hash, the live hash, or stale.
+ *
+ * Pure: lines of text come in (from wherever the caller read them, with their line numbers and
+ * byte offsets), pins and live schema hashes come in as plain values, and a model and a report
+ * with a stable JSON shape come out. Parsing never throws; a bad line is a positioned
+ * {@link LineProblem}, counted and skipped.
+ *
+ * Memory is bounded per (server, tool, schemaHash): an exact count, the first and last execution
+ * seen, and the most recent K executions (K = `recentLimit`, default 20). All executions of one
+ * hash are re-read from the log on request by the I/O layer (server/src/history/logReader.ts).
+ *
+ * Definitions used throughout (also in the report's doc comments):
+ *
+ * - A hash is **live** when the server currently serves the tool with that schema pin
+ *   (`schemaPin(inputSchema)`, the same `fnv1a64` pin as a blueprint's `expectedSchemaHash`);
+ *   it is **pinned** when a blueprint step pins it for that tool (a step with a `server` pins it
+ *   on that server only; a step without `server` pins it for the tool on every server).
+ *   Connector tool pins (`sha256`, over name + description + schema) are a different pin kind
+ *   and are never compared with a schema hash.
+ * - The status of a hash is `pinned+live`, `live`, `pinned`, `stale` (known not to be live and
+ *   not pinned), or `unknown` (not pinned, and no live listing says whether it is live: the server
+ *   could not be listed, was not contacted, or its listing cannot prove the tool is absent).
+ *   Without a listing a hash is never called stale.
+ * - A hash is **not live** (`live: false`) when a listing of its server proves that the server
+ *   serves the tool with another schema, or no longer serves it. Those are the `stale` hashes and
+ *   the `pinned` hashes whose pin has drifted. The stale query (`toolpin history --stale`)
+ *   selects exactly the executions at hashes that are not live.
+ * - An execution **ran after drift** when it ran at a hash that is not live, later (by its `at`
+ *   time) than the first execution at the current live hash of the same (server, tool) found in
+ *   the logs: by then the server demonstrably served the new schema, so the execution dispatched
+ *   with a schema that had already been replaced. Executions at that hash before that moment ran
+ *   while their schema may still have been current. When no execution at the live hash is in the
+ *   logs, the moment of drift is unknown and "ran after drift" is `null`, never a guess.
+ */
+import type { BlueprintModel } from './blueprint';
+import type { CollectedListing } from './listing';
+import { isParsedPin, parsePin, schemaPin } from './pins';
+
+export const DISPATCH_EVENT_TYPE = 'MCP_DISPATCHED';
+/** How many recent executions each (server, tool, schemaHash) keeps in memory by default. */
+export const DEFAULT_RECENT_LIMIT = 20;
+/** How many line problems each log keeps (all are counted). */
+export const DEFAULT_MAX_PROBLEMS_PER_LOG = 100;
+export const HISTORY_REPORT_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------------
+// Lines and events
+
+/** Where a line starts: 1-based line number, 0-based byte offset in the log file. */
+export interface LinePosition {
+  readonly line: number;
+  readonly offset: number;
+}
+
+/** One `MCP_DISPATCHED` event, read from the line at `line`/`offset`. */
+export interface DispatchEvent extends LinePosition {
+  readonly seq: number;
+  /** The event's `at` exactly as written. */
+  readonly at: string;
+  /** `at` in milliseconds since the epoch. */
+  readonly atMs: number;
+  readonly executionId: string;
+  /** Null when the event has no `blueprint`. */
+  readonly blueprint: string | null;
+  /** Null when the event has no `stepId`. */
+  readonly stepId: string | null;
+  readonly server: string;
+  readonly toolName: string;
+  readonly schemaHash: string;
+}
+
+/** An execution as the model reports it: the event plus the log it was read from. */
+export interface Execution extends DispatchEvent {
+  readonly log: string;
+}
+
+/**
+ * Why a line was skipped. These strings are stable (the JSON report and tests use them):
+ * - `not-json`: the line is not JSON;
+ * - `not-an-object`: the line is JSON but not an object;
+ * - `no-type`: an object without a string `type`;
+ * - `missing-field` / `mistyped-field`: an `MCP_DISPATCHED` event lacks a required field, or has
+ *   one of the wrong type (`field` names it, e.g. `data.server`);
+ * - `malformed-schema-hash`: `data.schemaHash` is not a well-formed `fnv1a64:` schema pin;
+ * - `torn`: the last line of the log has no line end yet (a write in progress or cut short); it is
+ *   read as soon as a later append completes it;
+ * - `too-long`: a line longer than the reader's limit, skipped without being held in memory.
+ */
+export type LineProblemReason = 'not-json' | 'not-an-object' | 'no-type' | 'missing-field' | 'mistyped-field' | 'malformed-schema-hash' | 'torn' | 'too-long';
+
+export interface LineProblem extends LinePosition {
+  readonly reason: LineProblemReason;
+  /** Complete on its own, e.g. `data.server is missing`. Never contains the line's content. */
+  readonly message: string;
+  /** The offending field of an `MCP_DISPATCHED` event, when there is one. */
+  readonly field?: string;
+}
+
+export type ParsedLine =
+  | { readonly kind: 'dispatch'; readonly event: DispatchEvent }
+  | { readonly kind: 'other'; readonly type: string }
+  | { readonly kind: 'blank' }
+  | { readonly kind: 'problem'; readonly problem: LineProblem };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function lineProblem(position: LinePosition, reason: LineProblemReason, message: string, field?: string): ParsedLine {
+  return { kind: 'problem', problem: { line: position.line, offset: position.offset, reason, message, ...(field !== undefined ? { field } : {}) } };
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Parses one line of an event log (without its line end). Never throws.
+ *
+ * `MCP_DISPATCHED` needs `seq` (a whole number ≥ 0), `at` (a date-time), `executionId`,
+ * `data.toolName`, `data.server` (non-empty strings) and `data.schemaHash` (an `fnv1a64:` schema
+ * pin); `blueprint` and `stepId` are optional strings. Any other `type` is skipped unread.
+ *
+ * `knownHashes` is an optional cache of schema hashes already found well formed (a log repeats a
+ * handful of hashes a million times; the cache avoids parsing each again).
+ */
+export function parseEventLine(text: string, position: LinePosition, knownHashes?: Set<string>): ParsedLine {
+  if (text.length === 0) return { kind: 'blank' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text.trim().length === 0 ? { kind: 'blank' } : lineProblem(position, 'not-json', 'the line is not JSON');
+  }
+  if (!isRecord(value)) return lineProblem(position, 'not-an-object', `the line is ${describeType(value)}, not an event object`);
+  const type = value.type;
+  if (typeof type !== 'string') {
+    return lineProblem(position, 'no-type', type === undefined ? 'the event has no "type"' : `the event's "type" is ${describeType(type)}, not a string`, 'type');
+  }
+  if (type !== DISPATCH_EVENT_TYPE) return { kind: 'other', type };
+
+  const required = (field: string, fieldValue: unknown, kind: 'string' | 'seq'): ParsedLine | undefined => {
+    if (fieldValue === undefined) return lineProblem(position, 'missing-field', `${DISPATCH_EVENT_TYPE} without "${field}"`, field);
+    if (kind === 'seq') {
+      if (typeof fieldValue !== 'number' || !Number.isInteger(fieldValue) || fieldValue < 0) {
+        return lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${describeType(fieldValue)}, not a whole number ≥ 0`, field);
+      }
+    } else if (typeof fieldValue !== 'string' || fieldValue.length === 0) {
+      return lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${typeof fieldValue === 'string' ? 'empty' : describeType(fieldValue)}, not a non-empty string`, field);
+    }
+    return undefined;
+  };
+  const optional = (field: string, fieldValue: unknown): ParsedLine | undefined =>
+    fieldValue === undefined || typeof fieldValue === 'string'
+      ? undefined
+      : lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${describeType(fieldValue)}, not a string`, field);
+
+  const data = value.data;
+  const problem =
+    required('seq', value.seq, 'seq') ??
+    required('at', value.at, 'string') ??
+    required('executionId', value.executionId, 'string') ??
+    optional('blueprint', value.blueprint) ??
+    optional('stepId', value.stepId) ??
+    (data === undefined
+      ? lineProblem(position, 'missing-field', `${DISPATCH_EVENT_TYPE} without "data"`, 'data')
+      : !isRecord(data)
+        ? lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "data" is ${describeType(data)}, not an object`, 'data')
+        : (required('data.toolName', data.toolName, 'string') ?? required('data.server', data.server, 'string') ?? required('data.schemaHash', data.schemaHash, 'string')));
+  if (problem) return problem;
+
+  const at = value.at as string;
+  const atMs = Date.parse(at);
+  if (Number.isNaN(atMs)) return lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "at" is not a date-time (ISO 8601)`, 'at');
+  const record = data as Record<string, unknown>;
+  const schemaHash = record.schemaHash as string;
+  if (!knownHashes?.has(schemaHash)) {
+    const parsed = parsePin(schemaHash, 'fnv1a64');
+    if (!isParsedPin(parsed)) return lineProblem(position, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
+    knownHashes?.add(schemaHash);
+  }
+  return {
+    kind: 'dispatch',
+    event: {
+      line: position.line,
+      offset: position.offset,
+      seq: value.seq as number,
+      at,
+      atMs,
+      executionId: value.executionId as string,
+      blueprint: (value.blueprint as string | undefined) ?? null,
+      stepId: (value.stepId as string | undefined) ?? null,
+      server: record.server as string,
+      toolName: record.toolName as string,
+      schemaHash,
+    },
+  };
+}
+
+/** UTF-8 byte length of `text[from, to)`; a lone surrogate counts 3 bytes (U+FFFD). */
+export function utf8Length(text: string, from = 0, to = text.length): number {
+  let bytes = 0;
+  for (let index = from; index < to; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < to) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        index++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Calls `visit` for every line of `text` with its position. Lines end at `\n` (a `\r` before it
+ * is dropped); a remainder without `\n` is a line too (the caller decides what is complete).
+ * `byteLength` is the UTF-8 length of `text` when the caller knows it (one pass is saved when it
+ * equals `text.length`, i.e. the text is ASCII). Returns the position after the text.
+ */
+export function forEachLine(text: string, start: LinePosition, visit: (line: string, position: LinePosition) => void, byteLength?: number): LinePosition {
+  const ascii = byteLength !== undefined ? byteLength === text.length : !NON_ASCII.test(text);
+  let line = start.line;
+  let offset = start.offset;
+  let from = 0;
+  while (from < text.length) {
+    let end = text.indexOf('\n', from);
+    const terminated = end >= 0;
+    if (!terminated) end = text.length;
+    const contentEnd = end > from && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    visit(text.slice(from, contentEnd), { line, offset });
+    const next = terminated ? end + 1 : end;
+    offset += ascii ? next - from : utf8Length(text, from, next);
+    line++;
+    from = next;
+  }
+  return { line, offset };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model
+
+/** First/last seen of a hash: the execution's time and sequence. */
+export interface SeenAt {
+  readonly at: string;
+  readonly seq: number;
+}
+
+interface KeyEntry {
+  count: number;
+  first: DispatchEvent;
+  last: DispatchEvent;
+  /** A ring of the most recent executions in append order; `next` is the oldest once full. */
+  readonly recent: DispatchEvent[];
+  next: number;
+}
+
+/** Counters of one log. `lines` counts every line read (blank lines and problems included). */
+export interface LogCounters {
+  lines: number;
+  blank: number;
+  /** `MCP_DISPATCHED` events folded into the model. */
+  dispatched: number;
+  /** Events of every other type, skipped. */
+  skipped: number;
+  /** Lines that are not a readable event (every reason but `torn`). */
+  malformed: number;
+  /** 1 while the log ends in a line without a line end, else 0. */
+  torn: number;
+}
+
+export interface LogStats extends LogCounters {
+  readonly log: string;
+  /** The first problems (up to the model's limit), then the torn line if any; all are counted. */
+  readonly problems: readonly LineProblem[];
+}
+
+/** One log's contribution: kept apart so a truncated or rotated log can be dropped and re-read. */
+class LogFold {
+  readonly entries = new Map<string, Map<string, Map<string, KeyEntry>>>();
+  readonly counters: LogCounters = { lines: 0, blank: 0, dispatched: 0, skipped: 0, malformed: 0, torn: 0 };
+  readonly problems: LineProblem[] = [];
+  torn: LineProblem | undefined;
+}
+
+function later(a: DispatchEvent, b: DispatchEvent): boolean {
+  return a.atMs > b.atMs || (a.atMs === b.atMs && a.seq > b.seq);
+}
+
+/** Newest first: by time, then sequence, then log, then line. */
+function newestFirst(a: Execution, b: Execution): number {
+  return b.atMs - a.atMs || b.seq - a.seq || (a.log < b.log ? -1 : a.log > b.log ? 1 : 0) || b.line - a.line;
+}
+
+export interface HistoryKey {
+  readonly server: string;
+  readonly tool: string;
+  readonly schemaHash: string;
+}
+
+/** Everything the model holds about one (server, tool, schemaHash), merged over all logs. */
+export interface KeySummary extends HistoryKey {
+  readonly count: number;
+  readonly first: Execution;
+  readonly last: Execution;
+  /** The most recent executions in memory, newest first (at most `recentLimit`). */
+  readonly recent: readonly Execution[];
+}
+
+export interface HistoryModelOptions {
+  /** K: the most recent executions kept in memory per (server, tool, schemaHash). Default 20. */
+  readonly recentLimit?: number;
+  /** Line problems kept per log (all are counted). Default 100. */
+  readonly maxProblemsPerLog?: number;
+}
+
+/**
+ * The dispatch-history read model. Logs are folded in line by line, from any source, and each
+ * log's contribution is kept apart so that it can be reset (truncation, rotation) or removed.
+ */
+export class HistoryModel {
+  readonly recentLimit: number;
+  private readonly maxProblems: number;
+  private readonly folds = new Map<string, LogFold>();
+  private readonly knownHashes = new Set<string>();
+
+  constructor(options: HistoryModelOptions = {}) {
+    this.recentLimit = Math.max(1, Math.floor(options.recentLimit ?? DEFAULT_RECENT_LIMIT));
+    this.maxProblems = Math.max(0, Math.floor(options.maxProblemsPerLog ?? DEFAULT_MAX_PROBLEMS_PER_LOG));
+  }
+
+  private fold(log: string): LogFold {
+    let fold = this.folds.get(log);
+    if (!fold) {
+      fold = new LogFold();
+      this.folds.set(log, fold);
+    }
+    return fold;
+  }
+
+  /**
+   * Folds the complete lines in `text`, the first of which starts at `start` (see
+   * {@link forEachLine}); returns the position after them. `byteLength` is optional (see there).
+   */
+  foldText(log: string, text: string, start: LinePosition, byteLength?: number): LinePosition {
+    const fold = this.fold(log);
+    return forEachLine(text, start, (line, position) => this.foldInto(fold, line, position), byteLength);
+  }
+
+  /** Folds one complete line (without its line end) read at `position`. */
+  foldLine(log: string, text: string, position: LinePosition): void {
+    this.foldInto(this.fold(log), text, position);
+  }
+
+  /** Records a problem found by the reader itself (e.g. `too-long`) as one line of the log. */
+  recordProblem(log: string, found: LineProblem): void {
+    const fold = this.fold(log);
+    fold.counters.lines++;
+    this.addProblem(fold, found);
+  }
+
+  /**
+   * Says whether the log currently ends in a torn line (no line end yet): `undefined` when it
+   * does not. A torn line is reported, never folded; when an append completes it, the reader
+   * folds the whole line and clears this.
+   */
+  setTorn(log: string, torn: LinePosition | undefined): void {
+    const fold = this.fold(log);
+    fold.torn = torn ? { line: torn.line, offset: torn.offset, reason: 'torn', message: 'the last line has no line end (torn or still being written); it is read once completed' } : undefined;
+    fold.counters.torn = torn ? 1 : 0;
+  }
+
+  /** Drops everything a log contributed (before reading it again from the start). */
+  resetLog(log: string): void {
+    this.folds.set(log, new LogFold());
+  }
+
+  /** Forgets a log altogether. */
+  removeLog(log: string): void {
+    this.folds.delete(log);
+  }
+
+  logs(): string[] {
+    return [...this.folds.keys()].sort();
+  }
+
+  logStats(log: string): LogStats {
+    const fold = this.folds.get(log) ?? new LogFold();
+    return { log, ...fold.counters, problems: fold.torn ? [...fold.problems, fold.torn] : [...fold.problems] };
+  }
+
+  private addProblem(fold: LogFold, found: LineProblem): void {
+    fold.counters.malformed++;
+    if (fold.problems.length < this.maxProblems) fold.problems.push(found);
+  }
+
+  private foldInto(fold: LogFold, text: string, position: LinePosition): void {
+    fold.counters.lines++;
+    const parsed = parseEventLine(text, position, this.knownHashes);
+    switch (parsed.kind) {
+      case 'blank':
+        fold.counters.blank++;
+        return;
+      case 'other':
+        fold.counters.skipped++;
+        return;
+      case 'problem':
+        this.addProblem(fold, parsed.problem);
+        return;
+      case 'dispatch':
+        break;
+    }
+    const event = parsed.event;
+    fold.counters.dispatched++;
+    let tools = fold.entries.get(event.server);
+    if (!tools) fold.entries.set(event.server, (tools = new Map()));
+    let hashes = tools.get(event.toolName);
+    if (!hashes) tools.set(event.toolName, (hashes = new Map()));
+    const entry = hashes.get(event.schemaHash);
+    if (!entry) {
+      hashes.set(event.schemaHash, { count: 1, first: event, last: event, recent: [event], next: 0 });
+      return;
+    }
+    entry.count++;
+    if (later(entry.first, event)) entry.first = event;
+    if (later(event, entry.last)) entry.last = event;
+    if (entry.recent.length < this.recentLimit) entry.recent.push(event);
+    else {
+      entry.recent[entry.next] = event;
+      entry.next = (entry.next + 1) % this.recentLimit;
+    }
+  }
+
+  /** Every (server, tool, schemaHash) with executions, merged over all logs, sorted by key. */
+  keys(): KeySummary[] {
+    const merged = new Map<string, Map<string, Map<string, Array<{ log: string; entry: KeyEntry }>>>>();
+    for (const [log, fold] of this.folds) {
+      for (const [server, tools] of fold.entries) {
+        let mergedTools = merged.get(server);
+        if (!mergedTools) merged.set(server, (mergedTools = new Map()));
+        for (const [tool, hashes] of tools) {
+          let mergedHashes = mergedTools.get(tool);
+          if (!mergedHashes) mergedTools.set(tool, (mergedHashes = new Map()));
+          for (const [hash, entry] of hashes) {
+            const list = mergedHashes.get(hash);
+            if (list) list.push({ log, entry });
+            else mergedHashes.set(hash, [{ log, entry }]);
+          }
+        }
+      }
+    }
+    const summaries: KeySummary[] = [];
+    for (const server of [...merged.keys()].sort()) {
+      const tools = merged.get(server)!;
+      for (const tool of [...tools.keys()].sort()) {
+        const hashes = tools.get(tool)!;
+        for (const schemaHash of [...hashes.keys()].sort()) summaries.push(this.merge(server, tool, schemaHash, hashes.get(schemaHash)!));
+      }
+    }
+    return summaries;
+  }
+
+  /** One key, merged over all logs, or undefined when no execution is at it. */
+  summary(key: HistoryKey): KeySummary | undefined {
+    const parts: Array<{ log: string; entry: KeyEntry }> = [];
+    for (const [log, fold] of this.folds) {
+      const entry = fold.entries.get(key.server)?.get(key.tool)?.get(key.schemaHash);
+      if (entry) parts.push({ log, entry });
+    }
+    return parts.length > 0 ? this.merge(key.server, key.tool, key.schemaHash, parts) : undefined;
+  }
+
+  private merge(server: string, tool: string, schemaHash: string, parts: Array<{ log: string; entry: KeyEntry }>): KeySummary {
+    let count = 0;
+    let first: Execution | undefined;
+    let last: Execution | undefined;
+    const recent: Execution[] = [];
+    for (const { log, entry } of parts) {
+      count += entry.count;
+      const entryFirst = { ...entry.first, log };
+      const entryLast = { ...entry.last, log };
+      if (!first || newestFirst(entryFirst, first) > 0) first = entryFirst;
+      if (!last || newestFirst(entryLast, last) < 0) last = entryLast;
+      for (const event of entry.recent) recent.push({ ...event, log });
+    }
+    recent.sort(newestFirst);
+    return { server, tool, schemaHash, count, first: first!, last: last!, recent: recent.slice(0, this.recentLimit) };
+  }
+}
+
+/** Sorts executions newest first (time, then sequence, then log, then line). */
+export function sortNewestFirst(executions: Execution[]): Execution[] {
+  return executions.sort(newestFirst);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pins and live hashes
+
+/** A schema pin written in a blueprint step. `server` undefined: the pin holds on every server. */
+export interface SchemaPinRef {
+  readonly tool: string;
+  readonly server: string | undefined;
+  readonly hash: string;
+  readonly blueprint: string | null;
+  readonly step: string | null;
+  /** The file that holds the blueprint, as the caller wants it shown. */
+  readonly file: string | null;
+}
+
+/** The well-formed schema pins of blueprint steps (malformed ones are the blueprint checks' job). */
+export function schemaPinsOf(blueprints: ReadonlyArray<{ readonly model: BlueprintModel; readonly file?: string }>): SchemaPinRef[] {
+  const pins: SchemaPinRef[] = [];
+  for (const { model, file } of blueprints) {
+    for (const step of model.steps) {
+      const mcp = step.mcp;
+      if (!mcp?.toolName || !mcp.pin || !mcp.expectedSchemaHash) continue;
+      pins.push({
+        tool: mcp.toolName.value,
+        server: mcp.server?.value,
+        hash: mcp.expectedSchemaHash.value,
+        blueprint: model.name?.value ?? null,
+        step: step.id?.value ?? null,
+        file: file ?? null,
+      });
+    }
+  }
+  return pins;
+}
+
+/**
+ * What is known of one server's live tools:
+ * - `listed`: `tools` maps each served tool to its schema pin (undefined when the tool is served
+ *   but its schema cannot be pinned); `complete` is false when the listing cannot prove that a
+ *   tool it lacks is not served (incomplete or with malformed entries);
+ * - `unavailable`: not listed (not configured, not contacted, unreachable…), with the reason.
+ * A server missing from a {@link LiveSchemas} map is unavailable ("not listed").
+ */
+export type LiveServer =
+  | { readonly state: 'listed'; readonly tools: ReadonlyMap<string, string | undefined>; readonly complete: boolean }
+  | { readonly state: 'unavailable'; readonly reason: string };
+
+/** Live knowledge by server name. */
+export type LiveSchemas = ReadonlyMap<string, LiveServer>;
+
+/** The schema pins of a listing's tools (a tool served twice with different schemas: undefined). */
+export function liveServerFromListing(listing: CollectedListing): LiveServer {
+  const tools = new Map<string, string | undefined>();
+  const seen = new Set<string>();
+  for (const tool of listing.tools) {
+    let pin: string | undefined;
+    if (!tool.unpinnable && tool.inputSchema !== undefined) {
+      try {
+        pin = schemaPin(tool.inputSchema);
+      } catch {
+        pin = undefined; // not plain JSON: served, but not pinnable
+      }
+    }
+    if (seen.has(tool.name) && tools.get(tool.name) !== pin) tools.set(tool.name, undefined);
+    else tools.set(tool.name, pin);
+    seen.add(tool.name);
+  }
+  return { state: 'listed', tools, complete: !listing.incomplete && listing.malformedEntries.length === 0 };
+}
+
+/** What the live listing says about one tool. */
+export type LiveTool =
+  | { readonly state: 'served'; readonly hash: string }
+  | { readonly state: 'not-served' }
+  | { readonly state: 'unknown'; readonly reason: string };
+
+export function liveToolOf(live: LiveSchemas, server: string, tool: string): LiveTool {
+  const known = live.get(server);
+  if (!known) return { state: 'unknown', reason: `server "${server}" was not listed` };
+  if (known.state === 'unavailable') return { state: 'unknown', reason: known.reason };
+  if (known.tools.has(tool)) {
+    const hash = known.tools.get(tool);
+    return hash === undefined ? { state: 'unknown', reason: `"${tool}" is served without a schema that can be pinned` } : { state: 'served', hash };
+  }
+  return known.complete ? { state: 'not-served' } : { state: 'unknown', reason: `the listing of "${server}" is incomplete, so it cannot prove "${tool}" is gone` };
+}
+
+export type HashStatus = 'pinned+live' | 'live' | 'pinned' | 'stale' | 'unknown';
+
+/**
+ * The status of a hash (see the module comment). `live` is true (served with this schema), false
+ * (a listing proves it is not) or null (no usable listing).
+ */
+export function hashStatus(pinned: boolean, live: boolean | null): HashStatus {
+  if (live === true) return pinned ? 'pinned+live' : 'live';
+  if (pinned) return 'pinned';
+  return live === false ? 'stale' : 'unknown';
+}
+
+function pinsFor(pins: readonly SchemaPinRef[], server: string, tool: string): SchemaPinRef[] {
+  return pins.filter((pin) => pin.tool === tool && (pin.server === undefined || pin.server === server));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries and the report (stable JSON shape, version 1)
+
+export interface HistoryQuery {
+  /** Only this tool (exact name). */
+  readonly tool?: string;
+  /** Only this schema hash (`fnv1a64:<hex>`; bare 16 hex digits are accepted). */
+  readonly hash?: string;
+  /** Only hashes that are not live (`live: false`): the stale query. */
+  readonly staleOnly?: boolean;
+  /** Executions listed per hash: a number, or null for all of them. Default: the model's K. */
+  readonly limit?: number | null;
+}
+
+export interface HistoryInputs {
+  readonly pins: readonly SchemaPinRef[];
+  readonly live: LiveSchemas;
+  /**
+   * All executions of a key, when the caller read them (beyond the K in memory); any order.
+   * Used when the query lists more executions than the model holds.
+   */
+  readonly allExecutions?: (key: HistoryKey) => readonly Execution[] | undefined;
+  /** Logs as the caller wants them shown (default: the model's log ids), in report order. */
+  readonly logs?: readonly string[];
+}
+
+export interface HistoryExecutionReport {
+  executionId: string;
+  blueprint: string | null;
+  stepId: string | null;
+  at: string;
+  seq: number;
+  log: string;
+  /** 1-based line in the log. */
+  line: number;
+  /** See "ran after drift" in the module comment; null when it cannot be told. */
+  ranAfterDrift: boolean | null;
+}
+
+export interface HistoryHashReport {
+  schemaHash: string;
+  status: HashStatus;
+  pinned: boolean;
+  /** True: the server serves the tool with this schema now; false: it does not; null: unknown. */
+  live: boolean | null;
+  /** Exact number of executions at this hash in all logs. */
+  count: number;
+  firstSeen: SeenAt;
+  lastSeen: SeenAt;
+  /** Executions that ran after drift (exact); null when it cannot be told from what was read. */
+  ranAfterDrift: number | null;
+  /** Newest first. */
+  executions: HistoryExecutionReport[];
+  /** True when `executions` holds every execution at this hash. */
+  executionsComplete: boolean;
+}
+
+export interface HistoryToolReport {
+  tool: string;
+  /** `served`: `liveHash` is what the server serves now; `not-served`; `unknown` (`liveReason`). */
+  liveState: 'served' | 'not-served' | 'unknown';
+  liveHash: string | null;
+  liveReason: string | null;
+  /** The first execution at the live hash in the logs: the moment drift became visible. */
+  liveFirstSeen: SeenAt | null;
+  pins: Array<{ hash: string; blueprint: string | null; step: string | null; file: string | null; anyServer: boolean }>;
+  hashes: HistoryHashReport[];
+}
+
+export interface HistoryServerReport {
+  server: string;
+  tools: HistoryToolReport[];
+}
+
+export interface HistoryLogReport extends LogCounters {
+  log: string;
+  problems: LineProblem[];
+  /** True when more problems were counted than are listed. */
+  problemsTruncated: boolean;
+}
+
+export interface HistoryReport {
+  version: 1;
+  query: { tool: string | null; hash: string | null; stale: boolean; limit: number | null };
+  logs: HistoryLogReport[];
+  servers: HistoryServerReport[];
+  summary: {
+    logs: number;
+    lines: number;
+    dispatched: number;
+    skipped: number;
+    malformed: number;
+    torn: number;
+    /** Selected (server, tool, schemaHash) entries. */
+    hashes: number;
+    /** Executions at the selected hashes. */
+    executions: number;
+    /** Executions at selected hashes that are not live: what `--stale` lists. */
+    staleExecutions: number;
+    /** Executions at selected hashes whose status is `unknown` or `pinned` with no live answer. */
+    unknownExecutions: number;
+    /** Sum of `ranAfterDrift` over selected hashes; null when one of them is null while not live. */
+    ranAfterDrift: number | null;
+  };
+}
+
+/** `fnv1a64:<hex>` for a bare 16-hex hash; anything else as given. */
+export function normalizeHashQuery(hash: string): string {
+  return /^[0-9a-f]{16}$/.test(hash) ? `fnv1a64:${hash}` : hash;
+}
+
+/** A selected key with its live and pin verdicts, before executions are listed. */
+export interface SelectedKey {
+  readonly summary: KeySummary;
+  readonly pins: readonly SchemaPinRef[];
+  readonly liveTool: LiveTool;
+  readonly live: boolean | null;
+  readonly status: HashStatus;
+}
+
+/** The keys a query selects, in report order (server, tool, then newest last execution first). */
+export function selectHistory(model: HistoryModel, query: HistoryQuery, inputs: Pick<HistoryInputs, 'pins' | 'live'>): SelectedKey[] {
+  const hash = query.hash !== undefined ? normalizeHashQuery(query.hash) : undefined;
+  const selected: SelectedKey[] = [];
+  for (const summary of model.keys()) {
+    if (query.tool !== undefined && summary.tool !== query.tool) continue;
+    if (hash !== undefined && summary.schemaHash !== hash) continue;
+    const liveTool = liveToolOf(inputs.live, summary.server, summary.tool);
+    const live = liveTool.state === 'served' ? liveTool.hash === summary.schemaHash : liveTool.state === 'not-served' ? false : null;
+    if (query.staleOnly && live !== false) continue;
+    const pins = pinsFor(inputs.pins, summary.server, summary.tool);
+    const pinned = pins.some((pin) => pin.hash === summary.schemaHash);
+    selected.push({ summary, pins, liveTool, live, status: hashStatus(pinned, live) });
+  }
+  return selected;
+}
+
+/** Whether the report would list more executions of a key than the model holds in memory. */
+export function needsAllExecutions(key: SelectedKey, limit: number | null): boolean {
+  const wanted = limit === null ? key.summary.count : Math.min(limit, key.summary.count);
+  return wanted > key.summary.recent.length;
+}
+
+function seenAt(execution: { at: string; seq: number }): SeenAt {
+  return { at: execution.at, seq: execution.seq };
+}
+
+/** Builds the report for a query. Pure; see {@link HistoryReport} for the shape. */
+export function historyReport(model: HistoryModel, query: HistoryQuery, inputs: HistoryInputs): HistoryReport {
+  const limit = query.limit === undefined ? model.recentLimit : query.limit;
+  const selected = selectHistory(model, query, inputs);
+  const servers: HistoryServerReport[] = [];
+  let executions = 0;
+  let staleExecutions = 0;
+  let unknownExecutions = 0;
+  let ranAfterDriftTotal: number | null = 0;
+
+  for (const key of selected) {
+    const { summary } = key;
+    let server = servers[servers.length - 1];
+    if (!server || server.server !== summary.server) servers.push((server = { server: summary.server, tools: [] }));
+    let tool = server.tools[server.tools.length - 1];
+    if (!tool || tool.tool !== summary.tool) {
+      const liveHash = key.liveTool.state === 'served' ? key.liveTool.hash : null;
+      const liveSummary = liveHash !== null ? model.summary({ server: summary.server, tool: summary.tool, schemaHash: liveHash }) : undefined;
+      tool = {
+        tool: summary.tool,
+        liveState: key.liveTool.state,
+        liveHash,
+        liveReason: key.liveTool.state === 'unknown' ? key.liveTool.reason : null,
+        liveFirstSeen: liveSummary ? seenAt(liveSummary.first) : null,
+        pins: key.pins.map((pin) => ({ hash: pin.hash, blueprint: pin.blueprint, step: pin.step, file: pin.file, anyServer: pin.server === undefined })),
+        hashes: [],
+      };
+      server.tools.push(tool);
+    }
+
+    // The moment drift became visible: the first execution at the live hash.
+    const liveSummary = tool.liveHash !== null ? model.summary({ server: summary.server, tool: summary.tool, schemaHash: tool.liveHash }) : undefined;
+    const driftMs = liveSummary?.first.atMs;
+    const afterDrift = (execution: Execution): boolean | null => {
+      if (key.live === true) return false;
+      if (key.live === null) return null;
+      return driftMs === undefined ? null : execution.atMs > driftMs;
+    };
+
+    const all = inputs.allExecutions?.(summary);
+    const source = all && all.length >= summary.count ? sortNewestFirst([...all]) : [...summary.recent];
+    const complete = source.length >= summary.count;
+    const listed = limit === null ? source : source.slice(0, limit);
+
+    let ranAfterDrift: number | null;
+    if (key.live === true) ranAfterDrift = 0;
+    else if (key.live === null || driftMs === undefined) ranAfterDrift = null;
+    else if (summary.last.atMs <= driftMs) ranAfterDrift = 0;
+    else if (summary.first.atMs > driftMs) ranAfterDrift = summary.count;
+    else if (complete) ranAfterDrift = source.filter((execution) => execution.atMs > driftMs).length;
+    else ranAfterDrift = null;
+
+    tool.hashes.push({
+      schemaHash: summary.schemaHash,
+      status: key.status,
+      pinned: key.status === 'pinned' || key.status === 'pinned+live',
+      live: key.live,
+      count: summary.count,
+      firstSeen: seenAt(summary.first),
+      lastSeen: seenAt(summary.last),
+      ranAfterDrift,
+      executions: listed.map((execution) => ({
+        executionId: execution.executionId,
+        blueprint: execution.blueprint,
+        stepId: execution.stepId,
+        at: execution.at,
+        seq: execution.seq,
+        log: execution.log,
+        line: execution.line,
+        ranAfterDrift: afterDrift(execution),
+      })),
+      executionsComplete: listed.length >= summary.count,
+    });
+
+    executions += summary.count;
+    if (key.live === false) {
+      staleExecutions += summary.count;
+      ranAfterDriftTotal = ranAfterDriftTotal === null || ranAfterDrift === null ? null : ranAfterDriftTotal + ranAfterDrift;
+    }
+    if (key.live === null) unknownExecutions += summary.count;
+  }
+
+  // Within a tool: newest last execution first, then by hash.
+  for (const server of servers) {
+    for (const tool of server.tools) {
+      tool.hashes.sort((a, b) => (a.lastSeen.at === b.lastSeen.at ? 0 : Date.parse(b.lastSeen.at) - Date.parse(a.lastSeen.at)) || b.lastSeen.seq - a.lastSeen.seq || (a.schemaHash < b.schemaHash ? -1 : 1));
+    }
+  }
+
+  const logs = (inputs.logs ?? model.logs()).map((log): HistoryLogReport => {
+    const stats = model.logStats(log);
+    const listedProblems = stats.problems.filter((found) => found.reason !== 'torn').length;
+    return {
+      log,
+      lines: stats.lines,
+      blank: stats.blank,
+      dispatched: stats.dispatched,
+      skipped: stats.skipped,
+      malformed: stats.malformed,
+      torn: stats.torn,
+      problems: [...stats.problems],
+      problemsTruncated: listedProblems < stats.malformed,
+    };
+  });
+  const total = (field: keyof LogCounters): number => logs.reduce((sum, log) => sum + log[field], 0);
+
+  return {
+    version: HISTORY_REPORT_VERSION,
+    query: { tool: query.tool ?? null, hash: query.hash !== undefined ? normalizeHashQuery(query.hash) : null, stale: query.staleOnly === true, limit },
+    logs,
+    servers,
+    summary: {
+      logs: logs.length,
+      lines: total('lines'),
+      dispatched: total('dispatched'),
+      skipped: total('skipped'),
+      malformed: total('malformed'),
+      torn: total('torn'),
+      hashes: selected.length,
+      executions,
+      staleExecutions,
+      unknownExecutions,
+      ranAfterDrift: ranAfterDriftTotal,
+    },
+  };
+}
+
+/**
+ * Exit status of `toolpin history`, consistent with `toolpin check`: 1 when a selected execution
+ * ran at a hash that is not live (a finding: what `--stale` lists); otherwise 2 when something
+ * could not be checked (a log could not be read, or a selected hash has no live answer); else 0.
+ * Malformed and torn lines are reported but never change the status.
+ */
+export function historyExitStatus(report: HistoryReport, couldNotReadSomething: boolean): 0 | 1 | 2 {
+  if (report.summary.staleExecutions > 0) return 1;
+  if (couldNotReadSomething || report.summary.unknownExecutions > 0) return 2;
+  return 0;
+}

@@ -1,0 +1,250 @@
+/**
+ * The live workspace behind the language server: every Toolpin document of the workspace folders
+ * (open editor buffers first, the disk for the rest), a server registry per folder, one inventory
+ * for all of them, and verification results that follow listings as they arrive.
+ *
+ * It knows nothing of LSP: the server adapts it (features/*.ts). Its contract:
+ * - `analysis(path)` and `verification(path)` never wait for a server; a server whose first
+ *   listing is still being fetched gives "pending" verdicts and no problem;
+ * - whenever a listing arrives or changes (first fetch, list_changed, refresh, TTL), `onDidChange`
+ *   fires with the documents whose results may differ, so they are published again without anyone
+ *   typing; one slow server never holds back the results of the others.
+ */
+import * as path from 'node:path';
+import type { ConnectorModel } from '../core/connector';
+import { analyzeDocument, type DocumentAnalysis, documentKindOf } from '../core/documents';
+import type { ServerDefinition, ServerRegistry } from '../core/registry';
+import type { ServerListing, VerificationResult } from '../core/verify';
+import { verifyBlueprint, verifyConnector } from '../core/verify';
+import type { BlueprintModel } from '../core/blueprint';
+import type { Inventory } from '../mcp/inventory';
+import { definitionsNeeded } from './verifyWorkspace';
+import { buildWorkspaceRegistry } from './workspaceRegistry';
+
+/** The file access the live workspace needs, injected (the language server gives Node's fs). */
+export interface WorkspaceFileSystem {
+  readFile(file: string): Promise<string | undefined>;
+  /** Toolpin documents under a folder (never inside node_modules or .git), at most `limit`. */
+  findDocuments(folder: string, limit: number): Promise<string[]>;
+}
+
+export interface LiveWorkspaceOptions {
+  readonly fileSystem: WorkspaceFileSystem;
+  /** The inventory in use; a getter because settings changes replace it. */
+  readonly inventory: () => Inventory;
+  readonly now: () => number;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly userHome?: string;
+  /** User-level servers (the `toolpin.servers` setting). */
+  readonly userServers: () => unknown;
+  /** Whether live verification runs at all (setting); when off, pins get no verdict. */
+  readonly liveEnabled: () => boolean;
+  readonly log: (line: string) => void;
+}
+
+interface DocumentState {
+  text: string;
+  /** True while an editor holds the document; its text then wins over the disk. */
+  open: boolean;
+  analysis: DocumentAnalysis;
+}
+
+const NOT_LIVE: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'live verification is turned off (toolpin.verify.enable)' };
+
+export class LiveWorkspace {
+  private folders: string[] = [];
+  private readonly documents = new Map<string, DocumentState>();
+  private readonly registries = new Map<string, Promise<ServerRegistry>>();
+  private readonly listeners: Array<(paths: string[]) => void> = [];
+  private readonly requested = new Set<ServerDefinition>();
+
+  constructor(private readonly options: LiveWorkspaceOptions) {}
+
+  onDidChange(listener: (paths: string[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private fire(paths: string[]): void {
+    for (const listener of this.listeners) listener(paths);
+  }
+
+  /** Every document the workspace knows (open or scanned). */
+  paths(): string[] {
+    return [...this.documents.keys()];
+  }
+
+  /** The workspace folder a file belongs to: the longest folder containing it, else its own folder. */
+  folderOf(file: string): string {
+    let best: string | undefined;
+    for (const folder of this.folders) {
+      const relative = path.relative(folder, file);
+      if (!relative.startsWith('..') && !path.isAbsolute(relative) && (!best || folder.length > best.length)) best = folder;
+    }
+    return best ?? path.dirname(file);
+  }
+
+  /** Sets the workspace folders and scans them for documents (up to `limit` files in all). */
+  async setFolders(folders: readonly string[], limit: number): Promise<void> {
+    this.folders = [...folders];
+    this.registries.clear();
+    let remaining = limit;
+    for (const folder of this.folders) {
+      if (remaining <= 0) break;
+      const found = await this.options.fileSystem.findDocuments(folder, remaining);
+      remaining -= found.length;
+      for (const file of found) if (!this.documents.has(file)) await this.loadFromDisk(file);
+    }
+    this.fire(this.paths());
+  }
+
+  private async loadFromDisk(file: string): Promise<void> {
+    const kind = documentKindOf(file);
+    if (!kind) return;
+    const text = await this.options.fileSystem.readFile(file);
+    if (text === undefined) {
+      this.documents.delete(file);
+      return;
+    }
+    this.documents.set(file, { text, open: false, analysis: analyzeDocument(kind, text) });
+  }
+
+  /** An editor opened or changed a document. */
+  setOpenDocument(file: string, text: string): DocumentAnalysis | undefined {
+    const kind = documentKindOf(file);
+    if (!kind) return undefined;
+    const existing = this.documents.get(file);
+    if (existing && existing.open && existing.text === text) return existing.analysis;
+    const analysis = analyzeDocument(kind, text);
+    this.documents.set(file, { text, open: true, analysis });
+    if (kind === 'connector') this.invalidateRegistry(this.folderOf(file));
+    return analysis;
+  }
+
+  /** An editor closed a document: the disk version takes over (it may differ from the buffer). */
+  async closeDocument(file: string): Promise<void> {
+    const state = this.documents.get(file);
+    if (!state) return;
+    state.open = false;
+    await this.loadFromDisk(file);
+    if (documentKindOf(file) === 'connector') this.invalidateRegistry(this.folderOf(file));
+    this.fire([file]);
+  }
+
+  /** A file changed on disk (file watcher): re-read it unless an editor holds it. */
+  async fileChanged(file: string, deleted: boolean): Promise<void> {
+    const base = path.basename(file);
+    if (base === 'mcp.json' || base === '.mcp.json') {
+      this.invalidateRegistry(this.folderOf(file));
+      this.fire(this.paths());
+      return;
+    }
+    if (!documentKindOf(file)) return;
+    const state = this.documents.get(file);
+    if (state?.open) return;
+    if (deleted) this.documents.delete(file);
+    else await this.loadFromDisk(file);
+    if (documentKindOf(file) === 'connector') {
+      this.invalidateRegistry(this.folderOf(file));
+      this.fire(this.paths());
+    } else {
+      this.fire([file]);
+    }
+  }
+
+  /** Settings that change the registry (user servers) or verification changed. */
+  settingsChanged(): void {
+    this.registries.clear();
+    this.fire(this.paths());
+  }
+
+  private invalidateRegistry(folder: string): void {
+    this.registries.delete(folder);
+  }
+
+  /** The registry of a folder, built from its connector documents and mcp.json files. */
+  registry(folder: string): Promise<ServerRegistry> {
+    let registry = this.registries.get(folder);
+    if (!registry) {
+      const connectors = [...this.documents.entries()]
+        .filter(([file, state]) => state.analysis.kind === 'connector' && this.folderOf(file) === folder)
+        .map(([file, state]) => ({ path: file, model: state.analysis.model as ConnectorModel }));
+      registry = buildWorkspaceRegistry({
+        workspaceFolder: folder,
+        connectors,
+        readFile: (file) => this.options.fileSystem.readFile(file),
+        userServers: this.options.userServers(),
+        variables: { env: this.options.env, ...(this.options.userHome ? { userHome: this.options.userHome } : {}) },
+      });
+      this.registries.set(folder, registry);
+    }
+    return registry;
+  }
+
+  analysis(file: string): DocumentAnalysis | undefined {
+    return this.documents.get(file)?.analysis;
+  }
+
+  text(file: string): string | undefined {
+    return this.documents.get(file)?.text;
+  }
+
+  /**
+   * Verifies a document against the listings held now, and asks the inventory for any listing it
+   * lacks; when those arrive, `onDidChange` names the documents to verify again.
+   */
+  async verification(file: string): Promise<VerificationResult & { registry: ServerRegistry }> {
+    const state = this.documents.get(file);
+    const registry = await this.registry(this.folderOf(file));
+    if (!state) return { verdicts: [], problems: [], registry };
+    const live = this.options.liveEnabled();
+    const document = { path: file, kind: state.analysis.kind, model: state.analysis.model };
+    if (live) this.request(definitionsNeeded([document], registry));
+    const context = {
+      registry,
+      now: this.options.now(),
+      listingFor: (definition: ServerDefinition): ServerListing => {
+        if (!live) return NOT_LIVE;
+        return this.options.inventory().listing(definition) ?? { status: 'pending' };
+      },
+    };
+    const result =
+      document.kind === 'blueprint'
+        ? verifyBlueprint(document.model as BlueprintModel, context)
+        : verifyConnector(file, document.model as ConnectorModel, registry.definitions, context);
+    return { ...result, registry };
+  }
+
+  /** Fetches listings that are missing or stale, each on its own, and reports each arrival. */
+  private request(definitions: readonly ServerDefinition[]): void {
+    const inventory = this.options.inventory();
+    const stale = new Set(inventory.stale());
+    for (const definition of definitions) {
+      const known = inventory.listing(definition);
+      if (known && !stale.has(definition)) continue;
+      if (this.requested.has(definition)) continue;
+      this.requested.add(definition);
+      void inventory
+        .ensure([definition])
+        .catch((error: unknown) => this.options.log(`listing ${definition.name} failed: ${String(error)}`))
+        .finally(() => {
+          this.requested.delete(definition);
+          this.fire(this.pathsUsing(definition));
+        });
+    }
+  }
+
+  /** Documents whose verification may depend on a definition's listing. */
+  pathsUsing(definition: ServerDefinition): string[] {
+    return this.paths().filter((file) => {
+      const state = this.documents.get(file)!;
+      if (state.analysis.kind === 'connector') return definition.origin.file === file;
+      return (state.analysis.model as BlueprintModel).steps.some((step) => step.mcp?.pin && (!step.mcp.server || step.mcp.server.value === definition.name));
+    });
+  }
+
+  /** Re-lists servers (all, or by name) and re-verifies what depends on them. */
+  async refresh(names?: readonly string[]): Promise<void> {
+    await this.options.inventory().refresh(names);
+    this.fire(this.paths());
+  }
+}

@@ -1,0 +1,469 @@
+/**
+ * Reading dispatch-history event logs (`*.events.jsonl`, docs/formats.md §7) into the pure
+ * {@link HistoryModel}: the file system side of the read model.
+ *
+ * - {@link LogReader} reads one log incrementally. It remembers how far it read, the file's
+ *   identity (device + inode) and a hash of its first bytes. On growth it reads only the appended
+ *   bytes (positioned reads in 1 MiB chunks). A last line without a line end is held back (and
+ *   reported as torn) until an append completes it. Truncation (the file is shorter than what was
+ *   read) and rotation (another inode, or the first bytes changed: rename + recreate, copy +
+ *   truncate + regrow) drop the log's contribution to the model and read it again from byte 0.
+ * - {@link LogReader.streamExecutions} re-reads the log to yield every execution of one
+ *   (server, tool, schemaHash), for when more are wanted than the K the model keeps in memory.
+ * - {@link findLogFiles} discovers logs by glob (default `**\/*.events.jsonl`), never descending
+ *   into `node_modules` or `.git`; {@link globToRegExp} is the small glob dialect it uses.
+ * - {@link LogSet} ties discovery, readers and one model together.
+ */
+import { createHash } from 'node:crypto';
+import { type FileHandle, open, readdir, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type LinePosition, parseEventLine } from '../core/history';
+
+export const DEFAULT_LOG_GLOB = '**/*.events.jsonl';
+const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
+
+export interface LogReaderOptions {
+  /** Bytes per read (default 1 MiB). */
+  readonly chunkSize?: number;
+  /** How many first bytes identify the file's content (default 1024). */
+  readonly headBytes?: number;
+  /** A line longer than this is skipped as `too-long` instead of being held (default 64 MiB). */
+  readonly maxLineBytes?: number;
+}
+
+export type ResetReason = 'truncated' | 'rotated';
+
+export interface UpdateResult {
+  /** Bytes of log content read by this update (the head check is counted apart). */
+  readonly bytesRead: number;
+  /** Bytes read to compare the file's first bytes with the remembered ones. */
+  readonly headBytesRead: number;
+  /** Set when the log was dropped and read again from the start. */
+  readonly reset: ResetReason | undefined;
+  /** Set when the file is gone (its contribution was removed from the model). */
+  readonly missing: boolean;
+  /** The file's size when this update looked. */
+  readonly size: number;
+}
+
+interface Identity {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** Reads one log file into a model, incrementally. Updates are serialized. */
+export class LogReader {
+  private readonly chunkSize: number;
+  private readonly headBytes: number;
+  private readonly maxLineBytes: number;
+  private identity: Identity | undefined;
+  /** Bytes read so far: complete lines plus the held-back partial line. */
+  private readOffset = 0;
+  /** Where the next complete line starts, and its number. */
+  private next: LinePosition = { line: 1, offset: 0 };
+  /** The bytes of a line not yet ended (torn, or still being written). */
+  private partial: Buffer = Buffer.alloc(0);
+  /** True while skipping the rest of a line longer than `maxLineBytes`. */
+  private skipping = false;
+  private headLength = 0;
+  private headHash = '';
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Totals over the reader's life, for tests and benchmarks. */
+  totalBytesRead = 0;
+
+  constructor(
+    readonly file: string,
+    /** The log's id in the model (and in reports). */
+    readonly log: string,
+    private readonly model: HistoryModel,
+    options: LogReaderOptions = {},
+  ) {
+    this.chunkSize = Math.max(64, options.chunkSize ?? 1024 * 1024);
+    this.headBytes = Math.max(1, options.headBytes ?? 1024);
+    this.maxLineBytes = Math.max(1, options.maxLineBytes ?? 64 * 1024 * 1024);
+  }
+
+  /** Bytes consumed into complete lines (what {@link streamExecutions} re-reads). */
+  get completeBytes(): number {
+    return this.next.offset;
+  }
+
+  /** Reads whatever was appended since the last update (everything, the first time). */
+  update(): Promise<UpdateResult> {
+    const run = this.queue.then(() => this.updateNow());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private forget(): void {
+    this.identity = undefined;
+    this.readOffset = 0;
+    this.next = { line: 1, offset: 0 };
+    this.partial = Buffer.alloc(0);
+    this.skipping = false;
+    this.headLength = 0;
+    this.headHash = '';
+  }
+
+  private async updateNow(): Promise<UpdateResult> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.forget();
+        this.model.removeLog(this.log);
+        return { bytesRead: 0, headBytesRead: 0, reset: undefined, missing: true, size: 0 };
+      }
+      throw error;
+    }
+    try {
+      const info = await handle.stat();
+      let reset: ResetReason | undefined;
+      let headBytesRead = 0;
+      if (this.identity && (this.identity.dev !== info.dev || this.identity.ino !== info.ino)) reset = 'rotated';
+      else if (info.size < this.readOffset) reset = 'truncated';
+      else if (this.headLength > 0) {
+        const head = await readRange(handle, 0, this.headLength);
+        headBytesRead = head.length;
+        if (hashOf(head) !== this.headHash) reset = 'rotated';
+      }
+      if (reset) {
+        this.forget();
+        this.model.resetLog(this.log);
+      } else if (!this.identity) {
+        this.model.resetLog(this.log);
+      }
+      this.identity = { dev: info.dev, ino: info.ino };
+
+      const bytesRead = await this.readTail(handle, info.size);
+      if (this.headLength < this.headBytes && info.size > this.headLength) {
+        const head = await readRange(handle, 0, Math.min(this.headBytes, info.size));
+        headBytesRead += head.length;
+        this.headLength = head.length;
+        this.headHash = hashOf(head);
+      }
+      this.model.setTorn(this.log, this.partial.length > 0 && !this.skipping ? this.next : undefined);
+      return { bytesRead, headBytesRead, reset, missing: false, size: info.size };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Reads [readOffset, size) in chunks and folds every completed line. */
+  private async readTail(handle: FileHandle, size: number): Promise<number> {
+    let total = 0;
+    const buffer = Buffer.allocUnsafe(this.chunkSize);
+    while (this.readOffset < size) {
+      const want = Math.min(this.chunkSize, size - this.readOffset);
+      const { bytesRead } = await handle.read(buffer, 0, want, this.readOffset);
+      if (bytesRead === 0) break;
+      this.readOffset += bytesRead;
+      total += bytesRead;
+      this.totalBytesRead += bytesRead;
+      this.consume(buffer.subarray(0, bytesRead));
+    }
+    return total;
+  }
+
+  /** Takes a chunk of bytes that follows everything consumed so far. */
+  private consume(chunk: Buffer): void {
+    let start = 0;
+    if (this.skipping) {
+      const end = chunk.indexOf(10);
+      if (end < 0) return;
+      // The over-long line ends here; it was recorded when skipping began.
+      this.next = { line: this.next.line + 1, offset: this.readOffset - chunk.length + end + 1 };
+      this.skipping = false;
+      start = end + 1;
+    }
+    const rest = chunk.subarray(start);
+    const last = rest.lastIndexOf(10);
+    if (last < 0) {
+      this.hold(rest);
+      return;
+    }
+    const complete = this.partial.length > 0 ? Buffer.concat([this.partial, rest.subarray(0, last + 1)]) : rest.subarray(0, last + 1);
+    this.partial = Buffer.alloc(0);
+    this.foldBytes(complete);
+    this.hold(rest.subarray(last + 1));
+  }
+
+  /** Holds the start of an unfinished line (a copy: the read buffer is reused). */
+  private hold(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    if (this.partial.length + bytes.length > this.maxLineBytes) {
+      this.model.recordProblem(this.log, {
+        line: this.next.line,
+        offset: this.next.offset,
+        reason: 'too-long',
+        message: `the line is longer than ${this.maxLineBytes} bytes; it is skipped`,
+      });
+      this.partial = Buffer.alloc(0);
+      this.skipping = true;
+      return;
+    }
+    this.partial = this.partial.length > 0 ? Buffer.concat([this.partial, bytes]) : Buffer.from(bytes);
+  }
+
+  /** Folds bytes that end with a line end, keeping byte offsets exact. */
+  private foldBytes(bytes: Buffer): void {
+    const text = bytes.toString('utf8');
+    if (text.length === bytes.length || Buffer.byteLength(text) === bytes.length) {
+      // Each byte is one UTF-16 unit (ASCII), or re-encoding gives the same bytes: the core's
+      // offsets computed from the text are the file's byte offsets.
+      this.next = this.model.foldText(this.log, text, this.next, bytes.length);
+      return;
+    }
+    // Invalid UTF-8 somewhere: decode line by line so offsets stay exact.
+    let from = 0;
+    while (from < bytes.length) {
+      const end = bytes.indexOf(10, from);
+      let contentEnd = end;
+      if (contentEnd > from && bytes[contentEnd - 1] === 13) contentEnd--;
+      this.model.foldLine(this.log, bytes.toString('utf8', from, contentEnd), this.next);
+      this.next = { line: this.next.line + 1, offset: this.next.offset + (end + 1 - from) };
+      from = end + 1;
+    }
+  }
+
+  /**
+   * Every execution at one (server, tool, schemaHash) in the part of the log that was read
+   * (complete lines only), re-read from the file in order. Throws when the file is no longer the
+   * one that was read (rotated or truncated since): call {@link update} first.
+   */
+  async *streamExecutions(key: HistoryKey): AsyncIterable<Execution> {
+    const handle = await open(this.file, 'r');
+    try {
+      const info = await handle.stat();
+      const end = this.next.offset;
+      if (!this.identity || info.dev !== this.identity.dev || info.ino !== this.identity.ino || info.size < end) {
+        throw new Error(`${this.file} changed since it was read (rotated or truncated); update before streaming`);
+      }
+      const buffer = Buffer.allocUnsafe(this.chunkSize);
+      let position: LinePosition = { line: 1, offset: 0 };
+      let carry: Buffer = Buffer.alloc(0);
+      let readAt = 0;
+      const found: Execution[] = [];
+      const visit = (text: string, at: LinePosition): void => {
+        if (!text.includes(key.schemaHash)) return; // cheap pre-filter before JSON.parse
+        const parsed = parseEventLine(text, at);
+        if (parsed.kind !== 'dispatch') return;
+        const event = parsed.event;
+        if (event.server === key.server && event.toolName === key.tool && event.schemaHash === key.schemaHash) found.push({ ...event, log: this.log });
+      };
+      while (readAt < end) {
+        const { bytesRead } = await handle.read(buffer, 0, Math.min(this.chunkSize, end - readAt), readAt);
+        if (bytesRead === 0) break;
+        readAt += bytesRead;
+        const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : buffer.subarray(0, bytesRead);
+        const last = data.lastIndexOf(10);
+        if (last < 0) {
+          carry = Buffer.from(data);
+          continue;
+        }
+        position = foldLines(data.subarray(0, last + 1), position, visit);
+        carry = Buffer.from(data.subarray(last + 1));
+        for (const execution of found) yield execution;
+        found.length = 0;
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** Splits bytes that end with a line end into lines with exact byte offsets. */
+function foldLines(bytes: Buffer, start: LinePosition, visit: (text: string, position: LinePosition) => void): LinePosition {
+  const text = bytes.toString('utf8');
+  if (text.length === bytes.length || Buffer.byteLength(text) === bytes.length) return forEachLine(text, start, visit, bytes.length);
+  let position = start;
+  let from = 0;
+  while (from < bytes.length) {
+    const end = bytes.indexOf(10, from);
+    let contentEnd = end;
+    if (contentEnd > from && bytes[contentEnd - 1] === 13) contentEnd--;
+    visit(bytes.toString('utf8', from, contentEnd), position);
+    position = { line: position.line + 1, offset: position.offset + (end + 1 - from) };
+    from = end + 1;
+  }
+  return position;
+}
+
+async function readRange(handle: FileHandle, offset: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, offset + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+function hashOf(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery
+
+/**
+ * A glob as a RegExp over `/`-separated relative paths: `**` matches any number of whole path
+ * segments (`**\/` also none), `*` anything within a segment, `?` one character within a
+ * segment; everything else is literal. A pattern without `/` matches the file name at any depth
+ * (`*.events.jsonl` = `**\/*.events.jsonl`).
+ */
+export function globToRegExp(pattern: string): RegExp {
+  let glob = pattern.replace(/\\/g, '/').replace(/^\.\//, '');
+  if (!glob.includes('/')) glob = `**/${glob}`;
+  let source = '';
+  for (let index = 0; index < glob.length; index++) {
+    const char = glob[index]!;
+    if (char === '*') {
+      if (glob[index + 1] === '*') {
+        const atSegmentStart = index === 0 || glob[index - 1] === '/';
+        const slashAfter = glob[index + 2] === '/';
+        if (atSegmentStart && slashAfter) {
+          source += '(?:[^/]*/)*'; // zero or more whole segments
+          index += 2;
+          continue;
+        }
+        if (atSegmentStart && index + 2 === glob.length) {
+          source += '.*';
+          index += 1;
+          continue;
+        }
+        source += '[^/]*';
+        index += 1;
+        continue;
+      }
+      source += '[^/]*';
+    } else if (char === '?') {
+      source += '[^/]';
+    } else {
+      source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/** True when a string uses glob syntax. */
+export function isGlob(text: string): boolean {
+  return /[*?]/.test(text);
+}
+
+/**
+ * Files under `root` whose path relative to it (with `/`) matches any of the globs, sorted.
+ * Never descends into `node_modules` or `.git`, nor follows symbolic links to folders.
+ */
+export async function findLogFiles(root: string, globs: readonly string[] = [DEFAULT_LOG_GLOB]): Promise<string[]> {
+  const patterns = globs.map(globToRegExp);
+  const found: string[] = [];
+  const walk = async (folder: string, relative: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch {
+      return; // unreadable folders are skipped, as a shell glob would
+    }
+    for (const entry of entries) {
+      const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
+      const child = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_FOLDERS.has(entry.name)) await walk(child, childRelative);
+      } else if (entry.isFile() || entry.isSymbolicLink()) {
+        if (!patterns.some((pattern) => pattern.test(childRelative))) continue;
+        if (entry.isSymbolicLink()) {
+          const target = await stat(child).catch(() => undefined);
+          if (!target?.isFile()) continue;
+        }
+        found.push(child);
+      }
+    }
+  };
+  await walk(root, '');
+  return found.sort();
+}
+
+/**
+ * Splits a glob into the folder to walk (its leading segments without glob syntax) and the rest:
+ * `logs/**\/*.events.jsonl` → `logs` + `**\/*.events.jsonl`.
+ */
+export function splitGlob(pattern: string): { base: string; glob: string } {
+  const segments = pattern.replace(/\\/g, '/').split('/');
+  const firstGlob = segments.findIndex(isGlob);
+  if (firstGlob < 0) return { base: pattern, glob: '' };
+  if (firstGlob === 0) return { base: '.', glob: pattern };
+  // An absolute pattern starts with an empty segment: its base is at least the root.
+  return { base: segments.slice(0, firstGlob).join('/') || '/', glob: segments.slice(firstGlob).join('/') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A set of logs
+
+export interface LogSetUpdate {
+  readonly files: readonly string[];
+  readonly bytesRead: number;
+  readonly resets: ReadonlyArray<{ readonly log: string; readonly reason: ResetReason }>;
+  readonly removed: readonly string[];
+  readonly unreadable: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
+}
+
+/**
+ * Several logs feeding one model: the files come from `discover` (called at every update, so new
+ * logs are picked up and vanished ones removed from the model).
+ */
+export class LogSet {
+  private readonly readers = new Map<string, LogReader>();
+
+  constructor(
+    readonly model: HistoryModel,
+    private readonly discover: () => Promise<string[]>,
+    /** The id of a file in the model and in reports (e.g. its path relative to the workspace). */
+    private readonly idOf: (file: string) => string = (file) => file,
+    private readonly options: LogReaderOptions = {},
+  ) {}
+
+  reader(file: string): LogReader | undefined {
+    return this.readers.get(file);
+  }
+
+  files(): string[] {
+    return [...this.readers.keys()].sort();
+  }
+
+  /** Rediscovers the logs and reads what each gained. Unreadable logs are reported, not fatal. */
+  async update(): Promise<LogSetUpdate> {
+    const files = [...new Set(await this.discover())].sort();
+    const removed: string[] = [];
+    for (const [file, reader] of this.readers) {
+      if (!files.includes(file)) {
+        this.model.removeLog(reader.log);
+        this.readers.delete(file);
+        removed.push(reader.log);
+      }
+    }
+    let bytesRead = 0;
+    const resets: Array<{ log: string; reason: ResetReason }> = [];
+    const unreadable: Array<{ file: string; reason: string }> = [];
+    for (const file of files) {
+      let reader = this.readers.get(file);
+      if (!reader) this.readers.set(file, (reader = new LogReader(file, this.idOf(file), this.model, this.options)));
+      try {
+        const result = await reader.update();
+        bytesRead += result.bytesRead;
+        if (result.reset) resets.push({ log: reader.log, reason: result.reset });
+        if (result.missing) unreadable.push({ file, reason: 'ENOENT' });
+      } catch (error) {
+        unreadable.push({ file, reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message });
+      }
+    }
+    return { files, bytesRead, resets, removed, unreadable };
+  }
+
+  /** Every execution at one key in every log, re-read from the files (logs in order). */
+  async *streamExecutions(key: HistoryKey): AsyncIterable<Execution> {
+    for (const file of this.files()) yield* this.readers.get(file)!.streamExecutions(key);
+  }
+}
