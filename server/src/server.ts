@@ -3,11 +3,12 @@
  * The process entry (main.ts), `toolpin lsp --stdio` and the LSP tests all call it.
  */
 import * as os from 'node:os';
-import { type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
+import { CodeActionKind, type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PROBLEM_CODES } from './core/problems';
 import { LiveWorkspace, type WorkspaceFileSystem } from './engine/liveWorkspace';
 import { nodeFileSystem } from './engine/nodeFileSystem';
+import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
 import { registerDiagnostics } from './features/diagnostics';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
@@ -84,6 +85,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let canPullConfiguration = false;
   let canWatchFiles = false;
   let trusted = true;
+  let canCreateFiles = false;
   let folders: string[] = [];
 
   const redactor = new Redactor();
@@ -127,6 +129,8 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   connection.onInitialize((params): InitializeResult => {
     canPullConfiguration = params.capabilities.workspace?.configuration === true;
     canWatchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    const workspaceEdit = params.capabilities.workspace?.workspaceEdit;
+    canCreateFiles = workspaceEdit?.documentChanges === true && (workspaceEdit.resourceOperations ?? []).includes('create');
     const options = params.initializationOptions as ToolpinInitializationOptions | undefined;
     if (options?.settings) settings = mergeSettings(options.settings);
     if (typeof options?.trusted === 'boolean') trusted = options.trusted;
@@ -148,6 +152,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
       serverInfo: { name: 'toolpin', version: TOOLPIN_VERSION },
@@ -155,6 +160,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   });
 
   const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, () => settings);
+  registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles }));
 
   const pullSettings = async (): Promise<void> => {
     if (!canPullConfiguration) return;

@@ -14,6 +14,7 @@ import type { Problem } from '../core/problems';
 import { buildReport, type CheckReport, exitStatusOf, type ReportFileInput, toSarif } from '../core/report';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
+import { PinStoreReader, pinsOf } from '../engine/pinStore';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
 import { TOOLPIN_VERSION } from '../server';
@@ -137,7 +138,15 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     await inventory.dispose();
   }
 
-  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined);
+  const store = new PinStoreReader(async (file) => {
+    try {
+      return await io.readFile(file);
+    } catch {
+      return undefined;
+    }
+  });
+  const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
+  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent);
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = [...document.problems, ...verification.problems];

@@ -220,7 +220,7 @@ export function utf8Length(text: string, from = 0, to = text.length): number {
   return bytes;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Calls `visit` for every line of `text` with its position. Lines end at `\n` (a `\r` before it

@@ -5,11 +5,13 @@
  * States are never conflated: a server that cannot be listed gives `cannot-verify` with the reason
  * and the age of the last good listing, never `drifted`; a drifted pin is never "unavailable".
  */
+import { checkStepArguments } from './arguments';
 import type { BlueprintModel, StepModel } from './blueprint';
+import { type ChangeReport, classifySchemaPinChange, classifyToolPinChange, readStoreEntry } from './changes';
 import { CanonicalJsonError } from './canonicalJson';
 import type { ConnectorInstanceModel, ConnectorModel } from './connector';
 import type { CollectedListing, ListedTool } from './listing';
-import { formatPin, type ParsedPin, schemaPin, toolPin } from './pins';
+import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from './pins';
 import { type Problem, problem, type Span } from './problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
 
@@ -59,6 +61,25 @@ export interface VerificationContext {
   listingFor(definition: ServerDefinition): ServerListing;
   /** Milliseconds since the epoch, for "last listed N min ago". */
   readonly now: number;
+  /**
+   * The text of a pin's store entry (`.toolpin/store/<algorithm>-<hex>.json`), when the caller has
+   * it. With it, drift messages say what changed; without it, they say how to get it next time.
+   */
+  readonly pinnedContent?: (pin: ParsedPin) => string | undefined;
+  /** Check step arguments against the live input schema (TP410); on unless set to false. */
+  readonly checkArguments?: boolean;
+}
+
+const UNKNOWN_CHANGE = 'what changed is unknown: the pinned content is not in .toolpin/store (re-pinning with Toolpin records it for next time)';
+
+/** What changed between the pinned content (from the store) and the live tool, or why it is unknown. */
+export function describeChange(pin: ParsedPin, live: ListedTool, context: Pick<VerificationContext, 'pinnedContent'>): { report?: ChangeReport; text: string } {
+  const stored = context.pinnedContent?.(pin);
+  if (stored === undefined) return { text: UNKNOWN_CHANGE };
+  const entry = readStoreEntry(pin, stored);
+  if (!entry.ok) return { text: `what changed is unknown: ${entry.reason}` };
+  const report = entry.pin === 'schema' ? classifySchemaPinChange(entry.inputSchema, live) : classifyToolPinChange(entry.tool, live);
+  return { report, text: report.summary };
 }
 
 export interface VerificationResult {
@@ -103,37 +124,41 @@ function notFoundIsUncertain(listing: CollectedListing): string | undefined {
   return undefined;
 }
 
-type LivePin = { pin: string } | { cannot: string };
+type LivePin = { pin: string; content: string; tool: ListedTool } | { cannot: string };
 
 function liveSchemaPin(tools: ListedTool[]): LivePin {
   const pins = new Set<string>();
+  let content = '';
   for (const tool of tools) {
     if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
     if (tool.inputSchema === undefined) return { cannot: `tool "${tool.name}" is served without an inputSchema` };
     try {
       pins.add(schemaPin(tool.inputSchema));
+      content = schemaPinContent(tool.inputSchema);
     } catch (error) {
       if (error instanceof CanonicalJsonError) return { cannot: `the inputSchema of "${tool.name}" is not plain JSON (${error.message})` };
       throw error;
     }
   }
   if (pins.size > 1) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different input schemas` };
-  return { pin: [...pins][0]! };
+  return { pin: [...pins][0]!, content, tool: tools[0]! };
 }
 
-function liveToolPin(tools: ListedTool[]): LivePin {
+export function liveToolPin(tools: ListedTool[]): LivePin {
   const pins = new Set<string>();
+  let content = '';
   for (const tool of tools) {
     if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
     try {
       pins.add(toolPin(tool));
+      content = toolPinContent(tool);
     } catch (error) {
       if (error instanceof CanonicalJsonError) return { cannot: `tool "${tool.name}" is not plain JSON (${error.message})` };
       throw error;
     }
   }
   if (pins.size > 1) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different content` };
-  return { pin: [...pins][0]! };
+  return { pin: [...pins][0]!, content, tool: tools[0]! };
 }
 
 /** Compares a pinned value with a live one in the pin's own style, so a bare pin matches bare. */
@@ -232,14 +257,16 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       verdict('cannot-verify', definition.name, undefined, live.cannot);
       continue;
     }
+    if (context.checkArguments !== false) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
     if (sameDigest(mcp.pin, live.pin)) {
       verdict('verified', definition.name, live.pin, undefined);
       continue;
     }
-    const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin}`;
+    const change = describeChange(mcp.pin, live.tool, context);
+    const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin} (${change.text})`;
     problems.push(
       problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, {
-        data: { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style },
+        data: { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' },
       }),
     );
     verdict('drifted', definition.name, live.pin, reason);
@@ -311,10 +338,11 @@ function verifyInstance(
       verdict('verified', live.pin, undefined);
       continue;
     }
-    const reason = `tool "${tool}" on server "${server}" changed since it was pinned (name, description or input schema): pinned ${entry.pin.value}, live ${live.pin}`;
+    const change = describeChange(entry.parsed, live.tool, context);
+    const reason = `tool "${tool}" on server "${server}" changed since it was pinned: pinned ${entry.pin.value}, live ${live.pin} (${change.text})`;
     problems.push(
       problem('TP400', entry.pin.span, `${label}: ${reason}`, {
-        data: { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style },
+        data: { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' },
       }),
     );
     verdict('drifted', live.pin, reason);
@@ -342,9 +370,10 @@ function verifyInstance(
       ? instance.include.filter((entry) => served.has(entry.value) && !pinned.has(entry.value)).map((entry) => ({ name: entry.value, span: entry.span }))
       : [...served].filter((name) => !pinned.has(name)).map((name) => ({ name, span: snapshotBrace }));
     for (const tool of unpinned) {
+      const live = liveToolPin(listing.listing.tools.filter((candidate) => candidate.name === tool.name));
       problems.push(
         problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, {
-          data: { tool: tool.name, server },
+          data: { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content } : {}) },
         }),
       );
     }

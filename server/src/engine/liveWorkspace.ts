@@ -18,6 +18,7 @@ import type { ServerListing, VerificationResult } from '../core/verify';
 import { verifyBlueprint, verifyConnector } from '../core/verify';
 import type { BlueprintModel } from '../core/blueprint';
 import type { Inventory } from '../mcp/inventory';
+import { PinStoreReader, pinsOf } from './pinStore';
 import { definitionsNeeded } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
 
@@ -57,8 +58,11 @@ export class LiveWorkspace {
   private readonly registries = new Map<string, Promise<ServerRegistry>>();
   private readonly listeners: Array<(paths: string[]) => void> = [];
   private readonly requested = new Set<ServerDefinition>();
+  private readonly store: PinStoreReader;
 
-  constructor(private readonly options: LiveWorkspaceOptions) {}
+  constructor(private readonly options: LiveWorkspaceOptions) {
+    this.store = new PinStoreReader((file) => options.fileSystem.readFile(file));
+  }
 
   onDidChange(listener: (paths: string[]) => void): void {
     this.listeners.push(listener);
@@ -194,13 +198,16 @@ export class LiveWorkspace {
    */
   async verification(file: string): Promise<VerificationResult & { registry: ServerRegistry }> {
     const state = this.documents.get(file);
-    const registry = await this.registry(this.folderOf(file));
+    const folder = this.folderOf(file);
+    const registry = await this.registry(folder);
     if (!state) return { verdicts: [], problems: [], registry };
+    const pinnedContent = await this.store.lookup(folder, pinsOf(state.analysis));
     const live = this.options.liveEnabled();
     const document = { path: file, kind: state.analysis.kind, model: state.analysis.model };
     if (live) this.request(definitionsNeeded([document], registry));
     const context = {
       registry,
+      pinnedContent,
       now: this.options.now(),
       listingFor: (definition: ServerDefinition): ServerListing => {
         if (!live) return NOT_LIVE;

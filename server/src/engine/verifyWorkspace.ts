@@ -7,7 +7,7 @@ import type { BlueprintModel } from '../core/blueprint';
 import type { ConnectorModel } from '../core/connector';
 import type { DocumentKind } from '../core/documents';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
-import { type ServerListing, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify';
+import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify';
 import type { Inventory } from '../mcp/inventory';
 
 export interface AnalyzedDocument {
@@ -54,8 +54,14 @@ export function verifyDocuments(
   inventory: Inventory,
   now: number,
   fallback: ServerListing = NOT_LISTED,
+  pinnedContent?: VerificationContext['pinnedContent'],
 ): Map<string, VerificationResult> {
-  const context = { registry, now, listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? fallback };
+  const context: VerificationContext = {
+    registry,
+    now,
+    listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? fallback,
+    ...(pinnedContent ? { pinnedContent } : {}),
+  };
   const results = new Map<string, VerificationResult>();
   for (const document of documents) {
     results.set(

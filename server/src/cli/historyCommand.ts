@@ -1,0 +1,320 @@
+/**
+ * `toolpin history [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json]
+ *                  [--workspace DIR] [--offline] [logs…]`
+ *
+ * The dispatch-history read model (docs/formats.md §7) at the command line: which executions called
+ * which tool at which schema hash, and whether each hash is pinned, live or stale.
+ *
+ * - Logs: each argument is a file, a folder (searched for `**\/*.events.jsonl`) or a glob; without
+ *   arguments, `**\/*.events.jsonl` under the workspace. `node_modules` and `.git` are never searched.
+ * - Pinned hashes: the schema pins of the workspace's blueprint files (connector tool pins are
+ *   another pin kind and are never compared with a schema hash).
+ * - Live hashes: the same live listing as `toolpin check` (the workspace's server registry, one
+ *   short-lived session per server), for the servers the selected executions name;
+ *   `schemaPin(inputSchema)` of each listed tool. `--offline` contacts no server: statuses are
+ *   then `pinned` or `unknown`, never `stale`.
+ * - `--stale` lists only executions at hashes that are not live (`stale` hashes and `pinned`
+ *   hashes whose pin has drifted; see server/src/core/history.ts for "stale" and "ran after
+ *   drift"). `--hash` accepts `fnv1a64:<hex>` or the bare 16 hex digits.
+ * - Executions listed per hash: `--limit N` or `--limit all`; the default is all with `--stale` or
+ *   `--hash`, else the 20 most recent (counts are always exact; more than the 20 kept in memory
+ *   are re-read from the logs).
+ * - Output: text (server → tool → hash → executions; malformed and torn line counts on standard
+ *   error), or `--format json`: the `HistoryReport` of core/history.ts, `version: 1`.
+ *
+ * Exit status (as `toolpin check`): 0 no selected execution ran at a hash that is not live and
+ * everything could be checked; 1 some did (a finding: what `--stale` lists); 2 none did, but
+ * something could not be checked (a log could not be read, or a hash has no live answer —
+ * always the case with `--offline` when there are executions). Malformed and torn lines never
+ * change the status.
+ */
+import { stat } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { BlueprintModel } from '../core/blueprint';
+import type { ConnectorModel } from '../core/connector';
+import { analyzeDocument, documentKindOf } from '../core/documents';
+import {
+  type Execution,
+  type HistoryKey,
+  HistoryModel,
+  type HistoryReport,
+  historyExitStatus,
+  historyReport,
+  type LiveServer,
+  liveServerFromListing,
+  needsAllExecutions,
+  normalizeHashQuery,
+  schemaPinsOf,
+  selectHistory,
+} from '../core/history';
+import type { ServerDefinition } from '../core/registry';
+import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
+import { findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
+import { environmentCredentials, Redactor } from '../mcp/credentials';
+import { Inventory } from '../mcp/inventory';
+import { TOOLPIN_VERSION } from '../server';
+import { findDocuments } from './checkCommand';
+import type { CliIo } from './io';
+
+export interface HistoryArgs {
+  /** Log files, folders or globs (default: `**\/*.events.jsonl` under the workspace). */
+  logs: string[];
+  tool?: string;
+  hash?: string;
+  stale?: boolean;
+  format: 'text' | 'json';
+  /** Executions listed per hash; null for all. Default: all with stale/hash, else 20. */
+  limit?: number | null;
+  /** The folder blueprints, connectors and mcp.json files are read from (default: cwd). */
+  workspace?: string;
+  /** Contact no server. */
+  offline?: boolean;
+  requestTimeoutMs?: number;
+  overallTimeoutMs?: number;
+  concurrency?: number;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const RECENT_LIMIT = 20;
+const PROBLEMS_SHOWN_PER_LOG = 10;
+
+function display(cwd: string, file: string): string {
+  return path.relative(cwd, file).split(path.sep).join('/') || '.';
+}
+
+/** Resolves log arguments to files; arguments that match nothing are reported. */
+async function resolveLogs(io: CliIo, args: HistoryArgs, workspaceFolder: string): Promise<{ files: string[]; unreadable: string[] }> {
+  if (args.logs.length === 0) return { files: await findLogFiles(workspaceFolder), unreadable: [] };
+  const files = new Set<string>();
+  const unreadable: string[] = [];
+  for (const given of args.logs) {
+    if (isGlob(given)) {
+      const { base, glob } = splitGlob(given);
+      const found = await findLogFiles(path.resolve(io.cwd, base), [glob]);
+      if (found.length === 0) unreadable.push(`${given}: no file matches`);
+      for (const file of found) files.add(file);
+      continue;
+    }
+    const target = path.resolve(io.cwd, given);
+    const { files: documents, unreadable: missing } = await statTarget(target);
+    if (missing) unreadable.push(`${given}: ${missing}`);
+    for (const file of documents) files.add(file);
+  }
+  return { files: [...files].sort(), unreadable };
+}
+
+async function statTarget(target: string): Promise<{ files: string[]; unreadable?: string }> {
+  try {
+    const info = await stat(target);
+    if (info.isDirectory()) return { files: await findLogFiles(target) };
+    return { files: [target] };
+  } catch (error) {
+    return { files: [], unreadable: (error as NodeJS.ErrnoException).code ?? String(error) };
+  }
+}
+
+function keyId(key: HistoryKey): string {
+  return `${key.server}\u0000${key.tool}\u0000${key.schemaHash}`;
+}
+
+export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<number> {
+  const workspaceFolder = path.resolve(io.cwd, args.workspace ?? '.');
+  let couldNotRead = false;
+
+  // 1. The logs.
+  const { files, unreadable } = await resolveLogs(io, args, workspaceFolder);
+  for (const problem of unreadable) {
+    io.stderr(`toolpin history: cannot read ${problem}\n`);
+    couldNotRead = true;
+  }
+  if (files.length === 0 && args.logs.length === 0) {
+    io.stderr(`toolpin history: no event logs (**/*.events.jsonl) under ${display(io.cwd, workspaceFolder)}\n`);
+  }
+  const model = new HistoryModel({ recentLimit: RECENT_LIMIT });
+  const logIds = new Map(files.map((file) => [file, display(io.cwd, file)]));
+  const logs = new LogSet(model, async () => files, (file) => logIds.get(file) ?? file);
+  const read = await logs.update();
+  for (const failed of read.unreadable) {
+    io.stderr(`toolpin history: cannot read ${display(io.cwd, failed.file)}: ${failed.reason}\n`);
+    couldNotRead = true;
+  }
+
+  // 2. The pins: blueprints (schema pins) and connectors (servers) of the workspace.
+  const { files: documentFiles } = await findDocuments([workspaceFolder]);
+  const blueprints: Array<{ model: BlueprintModel; file: string }> = [];
+  const connectors: Array<{ path: string; model: ConnectorModel }> = [];
+  for (const file of documentFiles) {
+    const kind = documentKindOf(file);
+    if (!kind) continue;
+    let text: string;
+    try {
+      text = await io.readFile(file);
+    } catch (error) {
+      io.stderr(`toolpin history: cannot read ${display(io.cwd, file)}: ${(error as Error).message}\n`);
+      couldNotRead = true;
+      continue;
+    }
+    const analysis = analyzeDocument(kind, text);
+    if (kind === 'blueprint') blueprints.push({ model: analysis.model as BlueprintModel, file: display(io.cwd, file) });
+    else connectors.push({ path: file, model: analysis.model as ConnectorModel });
+  }
+  const pins = schemaPinsOf(blueprints);
+
+  // 3. The live hashes of the servers the selected executions name.
+  const env = args.env ?? process.env;
+  const query = {
+    ...(args.tool !== undefined ? { tool: args.tool } : {}),
+    ...(args.hash !== undefined ? { hash: normalizeHashQuery(args.hash) } : {}),
+    staleOnly: args.stale === true,
+    limit: args.limit !== undefined ? args.limit : args.stale || args.hash !== undefined ? null : RECENT_LIMIT,
+  };
+  const serverNames = [...new Set(selectHistory(model, { ...query, staleOnly: false }, { pins, live: new Map() }).map((key) => key.summary.server))];
+  const live = new Map<string, LiveServer>();
+  if (args.offline) {
+    for (const name of serverNames) live.set(name, { state: 'unavailable', reason: 'offline (--offline): no server was contacted' });
+  } else if (serverNames.length > 0) {
+    const registry = await buildWorkspaceRegistry({
+      workspaceFolder,
+      connectors,
+      readFile: async (file) => {
+        try {
+          return await io.readFile(file);
+        } catch {
+          return undefined;
+        }
+      },
+      variables: { env, userHome: os.homedir() },
+    });
+    const needed = new Map<string, ServerDefinition>();
+    for (const name of serverNames) {
+      const definition = registry.get(name);
+      if (definition) needed.set(name, definition);
+      else {
+        const known = registry.names();
+        live.set(name, { state: 'unavailable', reason: `no server named "${name}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}` });
+      }
+    }
+    const inventory = new Inventory({
+      credentials: environmentCredentials(env),
+      redactor: new Redactor(),
+      log: () => undefined,
+      clientVersion: TOOLPIN_VERSION,
+      trusted: () => true,
+      keepAlive: false,
+      ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
+      ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
+      ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
+    });
+    try {
+      await inventory.ensure([...needed.values()]);
+    } finally {
+      await inventory.dispose();
+    }
+    for (const [name, definition] of needed) {
+      const listing = inventory.listing(definition);
+      if (listing?.status === 'listed') live.set(name, liveServerFromListing(listing.listing));
+      else live.set(name, { state: 'unavailable', reason: listing?.status === 'unavailable' ? listing.message : 'the server was not listed' });
+    }
+  }
+
+  // 4. Executions beyond the K in memory, re-read from the logs when the query lists them.
+  const all = new Map<string, Execution[]>();
+  for (const key of selectHistory(model, query, { pins, live })) {
+    if (!needsAllExecutions(key, query.limit)) continue;
+    const executions: Execution[] = [];
+    try {
+      for await (const execution of logs.streamExecutions(key.summary)) executions.push(execution);
+      all.set(keyId(key.summary), executions);
+    } catch (error) {
+      io.stderr(`toolpin history: cannot re-read executions of ${key.summary.tool} at ${key.summary.schemaHash}: ${(error as Error).message}\n`);
+      couldNotRead = true;
+    }
+  }
+
+  const report = historyReport(model, query, {
+    pins,
+    live,
+    allExecutions: (key) => all.get(keyId(key)),
+    logs: files.map((file) => logIds.get(file)!).filter((log) => model.logs().includes(log)),
+  });
+  const status = historyExitStatus(report, couldNotRead);
+
+  if (args.format === 'json') {
+    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    io.stdout(renderText(report, args.offline === true));
+    io.stderr(renderLineProblems(report));
+  }
+  return status;
+}
+
+function statusLabel(hash: HistoryReport['servers'][number]['tools'][number]['hashes'][number]): string {
+  switch (hash.status) {
+    case 'pinned+live':
+      return 'pinned+live';
+    case 'live':
+      return 'live';
+    case 'pinned':
+      return hash.live === false ? 'pinned, NOT LIVE' : 'pinned (live unknown)';
+    case 'stale':
+      return 'STALE';
+    case 'unknown':
+      return 'unknown';
+  }
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** The text report: server → tool → hash → executions. */
+export function renderText(report: HistoryReport, offline: boolean): string {
+  const out: string[] = [];
+  for (const server of report.servers) {
+    out.push(server.server);
+    for (const tool of server.tools) {
+      const live =
+        tool.liveState === 'served'
+          ? `live ${tool.liveHash}${tool.liveFirstSeen ? ` (first seen ${tool.liveFirstSeen.at})` : ' (never seen in the logs)'}`
+          : tool.liveState === 'not-served'
+            ? 'NOT SERVED any more'
+            : `live unknown: ${tool.liveReason}`;
+      out.push(`  ${tool.tool}   ${live}`);
+      for (const hash of tool.hashes) {
+        const drift = hash.live === false ? (hash.ranAfterDrift === null ? ', ran after drift: unknown' : `, ${hash.ranAfterDrift} ran after drift`) : '';
+        out.push(`    ${hash.schemaHash}  ${statusLabel(hash).padEnd(21)}  ${plural(hash.count, 'execution')}${drift}, last ${hash.lastSeen.at} (seq ${hash.lastSeen.seq})`);
+        for (const execution of hash.executions) {
+          const where = [execution.blueprint, execution.stepId].filter((part) => part !== null).join('/');
+          out.push(`      ${execution.at}  ${execution.executionId}  ${where || '-'}  seq ${execution.seq}  ${execution.log}:${execution.line}${execution.ranAfterDrift ? '  (after drift)' : ''}`);
+        }
+        const more = hash.count - hash.executions.length;
+        if (more > 0) out.push(`      … ${plural(more, 'more execution')} (--limit all lists them)`);
+      }
+    }
+  }
+  if (report.servers.length > 0) out.push('');
+  const s = report.summary;
+  const after = s.staleExecutions > 0 ? ` (${s.ranAfterDrift === null ? 'unknown how many' : s.ranAfterDrift} ran after drift)` : '';
+  out.push(
+    `${plural(s.hashes, 'hash', 'hashes')}, ${plural(s.executions, 'execution')}: ${s.staleExecutions} at hashes that are not live${after}, ${s.unknownExecutions} with live status unknown${offline ? ' (offline)' : ''}; ` +
+      `${plural(s.logs, 'log')}, ${plural(s.dispatched, 'dispatch event')}, ${s.skipped} other event(s) skipped`,
+  );
+  return `${out.join('\n')}\n`;
+}
+
+/** Malformed and torn lines, for standard error (text format). */
+export function renderLineProblems(report: HistoryReport): string {
+  const out: string[] = [];
+  for (const log of report.logs) {
+    const shown = log.problems.filter((found) => found.reason !== 'torn').slice(0, PROBLEMS_SHOWN_PER_LOG);
+    for (const found of shown) out.push(`toolpin history: ${log.log}:${found.line} (byte ${found.offset}): ${found.reason}: ${found.message}`);
+    if (log.malformed > shown.length) out.push(`toolpin history: ${log.log}: … ${log.malformed - shown.length} more malformed line(s)`);
+    const torn = log.problems.find((found) => found.reason === 'torn');
+    if (torn) out.push(`toolpin history: ${log.log}:${torn.line} (byte ${torn.offset}): torn: ${torn.message}`);
+  }
+  if (report.summary.malformed > 0 || report.summary.torn > 0) {
+    out.push(`toolpin history: ${plural(report.summary.malformed, 'malformed line')} and ${plural(report.summary.torn, 'torn line')} skipped in ${plural(report.logs.length, 'log')}`);
+  }
+  return out.length > 0 ? `${out.join('\n')}\n` : '';
+}

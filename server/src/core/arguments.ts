@@ -1,0 +1,525 @@
+/**
+ * A blueprint step's `arguments` checked against the LIVE input schema of its tool, with Ajv, each
+ * finding on the exact node it is about (TP410), and a schema Ajv cannot compile reported once as
+ * information (TP411), never as a crash.
+ *
+ * Dialects: a schema declaring draft-07 is compiled with Ajv's default class, one declaring
+ * 2020-12 with `ajv/dist/2020`. A schema without `$schema` is read as draft-07 (the two agree on
+ * what tool schemas use, and draft-07 is the more lenient reading of tuple `items`); any other
+ * `$schema` (draft-04, 2019-09, …) is read as draft-07 too, and every TP410 message says so.
+ * Options: `strict: false` (real schemas carry unknown keywords), `allErrors: true`, formats are
+ * not checked (Ajv ships none, and servers differ in which they enforce).
+ * Compiled validators are cached by the live schema pin, so each live schema compiles once.
+ *
+ * Values that are only known at run time — a string that is exactly one `{{…}}` template, and any
+ * `{"$secret": …}` object — stand for ANY value; a string with a template inside
+ * (`"Inbound: {{event.subject}}"`) stands for a string of unknown content. The design guarantees
+ * no false errors: Ajv validates the plain value (placeholders included, as written), and an error
+ * is reported only when its verdict cannot depend on what the placeholders become:
+ *   1. errors at or below an any-value placeholder are dropped (its type and content are unknown);
+ *   2. on a string with a template inside, errors about content (enum, const, pattern, format,
+ *      minLength, maxLength, content*) are dropped; "must be a number" still holds;
+ *   3. keywords whose verdict depends on the values below them (anyOf, oneOf, not, if/then/else,
+ *      contains, uniqueItems, enum, const, unevaluated*) are dropped when a placeholder lies at or
+ *      below their instance;
+ *   4. errors inside a branch of such a keyword are dropped with it: Ajv keeps branch errors only
+ *      when the combinator itself fails, and then reports the combinator's own error at an
+ *      ancestor-or-self instance; when that instance holds a placeholder, every error at or below
+ *      it is dropped (this needs no schema-path analysis, so `$ref`s cannot fool it).
+ * Keywords that depend only on keys, counts and the types of non-placeholder values (required,
+ * additionalProperties, type, minItems, …) keep their errors: a placeholder is present whatever it
+ * becomes, so `required` is satisfied by it. Without placeholders every Ajv error is kept (the
+ * property test holds "valid here" = "valid for Ajv").
+ * For readability only, the branch errors of a failing anyOf / oneOf / contains are folded into
+ * that keyword's one finding ("expects a string or null"), and an `if` error is dropped when the
+ * then/else errors it summarises are reported.
+ *
+ * Pure: Ajv generates code in memory and does no I/O.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import type { StepModel } from './blueprint';
+import { type JsonNode, objectProperties, spanOf } from './jsonDocument';
+import { schemaPin } from './pins';
+import { type Problem, problem, type Span } from './problems';
+import { isSecretReference } from './secrets';
+
+// ---------------------------------------------------------------------------------------------
+// Dialects and compiled validators
+
+export type SchemaDialect = 'draft-07' | '2020-12';
+
+export interface DialectChoice {
+  readonly dialect: SchemaDialect;
+  /** The `$schema` the schema declares, if any. */
+  readonly declared: string | undefined;
+  /** True when `$schema` names a dialect Toolpin does not know, so draft-07 was assumed. */
+  readonly assumed: boolean;
+}
+
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
+const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
+
+/** Which Ajv class reads a schema, from its `$schema`. */
+export function chooseDialect(schema: unknown): DialectChoice {
+  const declared = isRecord(schema) && typeof schema.$schema === 'string' ? schema.$schema : undefined;
+  if (declared === undefined) return { dialect: 'draft-07', declared, assumed: false };
+  if (DRAFT_2020_12.test(declared)) return { dialect: '2020-12', declared, assumed: false };
+  return { dialect: 'draft-07', declared, assumed: !DRAFT_07.test(declared) };
+}
+
+export type CompiledSchema =
+  | { readonly ok: true; readonly validate: ValidateFunction; readonly dialect: DialectChoice }
+  | { readonly ok: false; readonly reason: string; readonly dialect: DialectChoice };
+
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true, logger: false } as const;
+
+/**
+ * Compiled validators by live schema pin, least recently used dropped beyond `capacity`. One Ajv
+ * instance per dialect is shared; each compiled schema is removed from it again right after
+ * compiling (the validator keeps working), so two live schemas with the same `$id` never clash.
+ */
+export class ArgumentValidators {
+  private readonly cache = new Map<string, CompiledSchema>();
+  private draft07: Ajv | undefined;
+  private draft2020: Ajv2020 | undefined;
+  /** How many schemas were compiled (not served from the cache); for tests. */
+  compileCount = 0;
+
+  constructor(private readonly capacity = 256) {}
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+
+  /** The validator for a live schema; `pin` is its schema pin when the caller already has it. */
+  get(schema: unknown, pin?: string): CompiledSchema {
+    const dialect = chooseDialect(schema);
+    let key = pin;
+    if (key === undefined) {
+      try {
+        key = schemaPin(schema);
+      } catch (error) {
+        return { ok: false, reason: `it is not plain JSON (${errorMessage(error)})`, dialect };
+      }
+    }
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    const compiled = this.compile(schema, dialect);
+    this.cache.set(key, compiled);
+    while (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value as string);
+    return compiled;
+  }
+
+  private compile(schema: unknown, dialect: DialectChoice): CompiledSchema {
+    this.compileCount++;
+    if (!isRecord(schema) && typeof schema !== 'boolean') {
+      return { ok: false, reason: 'it is not an object', dialect };
+    }
+    // The dialect is chosen above; the root's $schema is dropped so that an unknown or
+    // differently spelled one cannot make Ajv look for a meta-schema it does not have.
+    const copy: Record<string, unknown> | boolean = isRecord(schema) ? { ...schema } : schema;
+    if (isRecord(copy)) delete copy.$schema;
+    const ajv = dialect.dialect === '2020-12' ? (this.draft2020 ??= new Ajv2020(AJV_OPTIONS)) : (this.draft07 ??= new Ajv(AJV_OPTIONS));
+    try {
+      const validate = ajv.compile(copy);
+      return { ok: true, validate, dialect };
+    } catch (error) {
+      return { ok: false, reason: errorMessage(error), dialect };
+    } finally {
+      try {
+        ajv.removeSchema(copy);
+      } catch {
+        // Nothing was registered.
+      }
+    }
+  }
+}
+
+/** The validators used when the caller does not pass its own. */
+export const sharedArgumentValidators = new ArgumentValidators();
+
+// ---------------------------------------------------------------------------------------------
+// Placeholders
+
+/** A value only known at run time. `any`: a whole template or a $secret; `string`: a string with a template inside. */
+export interface Placeholder {
+  readonly path: readonly string[];
+  readonly kind: 'any' | 'string';
+}
+
+const WHOLE_TEMPLATE = /^\{\{(?:(?!\{\{|\}\})[\s\S])*\}\}$/;
+const SOME_TEMPLATE = /\{\{[\s\S]*?\}\}/;
+
+/** True for a string that is exactly one `{{…}}` template, e.g. `{{event.subject}}`. */
+export function isWholeTemplate(text: string): boolean {
+  return WHOLE_TEMPLATE.test(text);
+}
+
+/** The plain value of an arguments node, and where its placeholders are. */
+export function readArguments(node: JsonNode): { value: unknown; placeholders: Placeholder[] } {
+  const placeholders: Placeholder[] = [];
+  const value = read(node, [], placeholders);
+  return { value, placeholders };
+}
+
+function read(node: JsonNode, path: string[], placeholders: Placeholder[]): unknown {
+  switch (node.type) {
+    case 'object': {
+      if (isSecretReference(node)) placeholders.push({ path, kind: 'any' });
+      const result: Record<string, unknown> = {};
+      for (const property of objectProperties(node)) {
+        if (!property.valueNode) continue;
+        // defineProperty: a "__proto__" key is data, not a prototype. Last duplicate wins, as in JSON.parse.
+        Object.defineProperty(result, property.key, {
+          value: read(property.valueNode, [...path, property.key], placeholders),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return result;
+    }
+    case 'array':
+      return (node.children ?? []).map((child, index) => read(child, [...path, String(index)], placeholders));
+    case 'string': {
+      const text = String(node.value);
+      if (isWholeTemplate(text)) placeholders.push({ path, kind: 'any' });
+      else if (SOME_TEMPLATE.test(text)) placeholders.push({ path, kind: 'string' });
+      return text;
+    }
+    default:
+      return node.value;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The check
+
+export interface ArgumentCheck {
+  /** How messages name the step, e.g. `step "open-issue"`. */
+  readonly step: string;
+  readonly tool: string;
+  /** The `arguments` node; undefined when the step has none (validated as `{}`). */
+  readonly argumentsNode: JsonNode | undefined;
+  /** Where to report when there is no `arguments` node (e.g. the toolName string). */
+  readonly anchor: Span;
+  /** The live tool's inputSchema. Undefined (a tool served without one) checks nothing. */
+  readonly liveSchema: unknown;
+  /** The live schema pin, when the caller has it: the cache key. */
+  readonly liveSchemaPin?: string;
+}
+
+/** TP410 for each argument the live input schema rejects; one TP411 when it does not compile. Never throws. */
+export function checkArguments(check: ArgumentCheck, validators: ArgumentValidators = sharedArgumentValidators): Problem[] {
+  if (check.liveSchema === undefined) return [];
+  const node = check.argumentsNode;
+  if (node && node.type !== 'object') return []; // a shape problem (TP103) says so already
+  const compiled = validators.get(check.liveSchema, check.liveSchemaPin);
+  if (!compiled.ok) {
+    const span = node ? keySpanOf(node) ?? openingBrace(node) : check.anchor;
+    return [
+      problem('TP411', span, `${check.step}: the arguments cannot be checked, because the live input schema of tool "${check.tool}" does not compile (${compiled.reason})`, {
+        data: { tool: check.tool, reason: compiled.reason },
+      }),
+    ];
+  }
+  const { value, placeholders } = node ? readArguments(node) : { value: {}, placeholders: [] };
+  if (compiled.validate(value)) return [];
+  const errors = reportableErrors(compiled.validate.errors ?? [], placeholders);
+  const note = compiled.dialect.assumed
+    ? ` (its $schema "${compiled.dialect.declared}" is not one Toolpin knows, so it was read as draft-07)`
+    : '';
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const found = describeError(error, check, note);
+    const key = `${found.span.offset}:${found.span.length}:${found.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(
+      problem('TP410', found.span, found.message, {
+        data: { tool: check.tool, argument: error.instancePath, keyword: error.keyword, schemaPath: error.schemaPath },
+      }),
+    );
+  }
+  return problems;
+}
+
+/** {@link checkArguments} for a blueprint step, against the live input schema of its tool. */
+export function checkStepArguments(step: StepModel, liveSchema: unknown, liveSchemaPin?: string, validators?: ArgumentValidators): Problem[] {
+  if (!step.mcp?.toolName) return [];
+  const label = step.id ? `step "${step.id.value}"` : `step #${step.index + 1}`;
+  return checkArguments(
+    {
+      step: label,
+      tool: step.mcp.toolName.value,
+      argumentsNode: step.mcp.argumentsNode,
+      anchor: step.mcp.toolName.span,
+      liveSchema,
+      ...(liveSchemaPin !== undefined ? { liveSchemaPin } : {}),
+    },
+    validators,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which Ajv errors hold whatever the placeholders become
+
+/** Verdicts that depend on the values at or below their instance. */
+const VALUE_DEPENDENT = new Set(['anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'contains', 'uniqueItems', 'enum', 'const', 'unevaluatedProperties', 'unevaluatedItems']);
+/** Verdicts about a string's content. */
+const CONTENT_DEPENDENT = new Set(['enum', 'const', 'pattern', 'format', 'minLength', 'maxLength', 'contentEncoding', 'contentMediaType', 'contentSchema']);
+/** Keywords that report their own error when their branches fail. */
+const COMBINATORS = new Set(['anyOf', 'oneOf', 'not', 'if', 'contains']);
+/** Combinators whose branch errors are folded into their own finding. */
+const FOLDING = new Set(['anyOf', 'oneOf', 'contains']);
+
+function reportableErrors(errors: readonly ErrorObject[], placeholders: readonly Placeholder[]): ErrorObject[] {
+  const paths = errors.map((error) => pointerSegments(error.instancePath));
+  const tainted = (path: readonly string[]): boolean => placeholders.some((placeholder) => startsWith(placeholder.path, path));
+  const combinatorsAt = errors
+    .map((error, index) => ({ error, path: paths[index]! }))
+    .filter(({ error, path }) => COMBINATORS.has(error.keyword) && tainted(path));
+
+  const trusted = errors.map((error, index) => {
+    const path = paths[index]!;
+    if (placeholders.some((placeholder) => placeholder.kind === 'any' && startsWith(path, placeholder.path))) return false;
+    if (CONTENT_DEPENDENT.has(error.keyword) && placeholders.some((placeholder) => placeholder.kind === 'string' && sameSegments(path, placeholder.path))) return false;
+    if (VALUE_DEPENDENT.has(error.keyword) && tainted(path)) return false;
+    if (combinatorsAt.some((combinator) => startsWith(path, combinator.path))) return false;
+    return true;
+  });
+
+  // Readability: fold branch errors into a failing anyOf / oneOf / contains. Branch errors are
+  // emitted before their combinator; walking backwards, only a kept combinator folds, and only
+  // errors before it, so the last kept error always survives.
+  const kept = [...trusted];
+  for (let index = errors.length - 1; index >= 0; index--) {
+    const combinator = errors[index]!;
+    if (!kept[index] || !FOLDING.has(combinator.keyword)) continue;
+    const own = combinator.schemaPath;
+    const parent = own.slice(0, own.lastIndexOf('/'));
+    for (let before = 0; before < index; before++) {
+      if (!kept[before] || !startsWith(paths[before]!, paths[index]!)) continue;
+      const schemaPath = errors[before]!.schemaPath;
+      const sibling = schemaPath.startsWith(`${parent}/`) && !schemaPath.startsWith(`${own}/`);
+      if (!sibling) kept[before] = false;
+    }
+  }
+  // An `if` error only says "must match the then schema"; drop it when an earlier error at or
+  // below it (the then/else error it summarises) is reported.
+  for (let index = 0; index < errors.length; index++) {
+    if (!kept[index] || errors[index]!.keyword !== 'if') continue;
+    const covered = errors.some((other, before) => before < index && kept[before] && other.keyword !== 'if' && startsWith(paths[before]!, paths[index]!));
+    if (covered) kept[index] = false;
+  }
+  return errors.filter((_, index) => kept[index]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages and spans
+
+interface Described {
+  readonly span: Span;
+  readonly message: string;
+}
+
+function describeError(error: ErrorObject, check: ArgumentCheck, note: string): Described {
+  const segments = pointerSegments(error.instancePath);
+  const located = check.argumentsNode ? locate(check.argumentsNode, segments) : undefined;
+  const schemaText = `the live input schema of tool "${check.tool}"`;
+  const params = error.params as Record<string, unknown>;
+  const at = (argument: string, what: string, expects: string): Described => ({
+    span: located ? spanOf(located.node) : check.anchor,
+    message: `${check.step}: ${argument} ${what}; ${schemaText} ${expects}${note}`,
+  });
+  const subject = describeArgument(segments);
+
+  switch (error.keyword) {
+    case 'required':
+    case 'dependentRequired':
+    case 'dependencies': {
+      const missing = String(params.missingProperty ?? '');
+      const argument = describeArgument([...segments, missing]);
+      const span = located ? keySpanOf(located.node) ?? openingBrace(located.node) : check.anchor;
+      const because = error.keyword === 'required' ? 'requires it' : `requires it when "${String(params.property ?? '')}" is set`;
+      const absent = check.argumentsNode ? '' : ' (the step has no "arguments")';
+      return { span, message: `${check.step}: ${argument} is missing${absent}; ${schemaText} ${because}${note}` };
+    }
+    case 'additionalProperties':
+    case 'unevaluatedProperties': {
+      const name = String(params.additionalProperty ?? params.unevaluatedProperty ?? '');
+      const argument = describeArgument([...segments, name]);
+      const member = located ? objectProperties(located.node).filter((property) => property.key === name).pop() : undefined;
+      const declared = isRecord(error.parentSchema) && isRecord(error.parentSchema.properties) ? Object.keys(error.parentSchema.properties) : [];
+      const expects = declared.length > 0 ? `accepts only ${declared.map((key) => JSON.stringify(key)).join(', ')}` : 'accepts no properties here';
+      return {
+        span: member ? spanOf(member.keyNode) : located ? spanOf(located.node) : check.anchor,
+        message: `${check.step}: ${argument} is not declared; ${schemaText} ${expects}${note}`,
+      };
+    }
+    case 'propertyNames': {
+      const name = String(params.propertyName ?? '');
+      const member = located ? objectProperties(located.node).filter((property) => property.key === name).pop() : undefined;
+      return {
+        span: member ? spanOf(member.keyNode) : located ? spanOf(located.node) : check.anchor,
+        message: `${check.step}: the property name ${JSON.stringify(name)} in ${subject} is not allowed; ${schemaText} restricts the property names${note}`,
+      };
+    }
+    case 'type':
+      return at(subject, `is ${describeFound(located?.node)}`, `expects ${describeTypes(params.type)}`);
+    case 'enum':
+      return at(subject, 'is not an allowed value', `expects one of ${listValues(Array.isArray(params.allowedValues) ? params.allowedValues : [])}`);
+    case 'const':
+      return at(subject, 'is not the allowed value', `expects ${shortJson(params.allowedValue)}`);
+    case 'anyOf':
+    case 'oneOf': {
+      const passing = params.passingSchemas;
+      if (Array.isArray(passing)) {
+        return at(subject, `matches more than one alternative (${passing.map((index) => `#${Number(index) + 1}`).join(', ')})`, 'expects it to match exactly one');
+      }
+      const branches = isRecord(error.parentSchema) && Array.isArray(error.parentSchema[error.keyword]) ? (error.parentSchema[error.keyword] as unknown[]) : [];
+      return at(subject, 'matches none of the alternatives', `expects ${branches.map(describeBranch).join(' or ') || 'one of its alternatives'}`);
+    }
+    default:
+      return at(subject, 'does not match', `says it ${error.message ?? `fails "${error.keyword}"`}`);
+  }
+}
+
+interface Located {
+  readonly node: JsonNode;
+}
+
+/** The node at an instance path; stops at the deepest node that exists. */
+function locate(root: JsonNode, segments: readonly string[]): Located {
+  let node = root;
+  for (const segment of segments) {
+    let next: JsonNode | undefined;
+    if (node.type === 'object') {
+      next = objectProperties(node).filter((property) => property.key === segment).pop()?.valueNode;
+    } else if (node.type === 'array' && /^\d+$/.test(segment)) {
+      next = node.children?.[Number(segment)];
+    }
+    if (!next) break;
+    node = next;
+  }
+  return { node };
+}
+
+/** The span of the key whose value this node is (`"arguments"`, `"options"`), if it is a member's value. */
+function keySpanOf(node: JsonNode): Span | undefined {
+  const parent = node.parent;
+  if (parent?.type === 'property' && parent.children?.[1] === node && parent.children[0]) return spanOf(parent.children[0]);
+  return undefined;
+}
+
+function openingBrace(node: JsonNode): Span {
+  return { offset: node.offset, length: 1 };
+}
+
+/** `argument "options.locale"`, `argument "edits[0].oldText"`, or `the arguments` for the root. */
+function describeArgument(segments: readonly string[]): string {
+  if (segments.length === 0) return 'the arguments';
+  let text = '';
+  for (const segment of segments) {
+    if (/^\d+$/.test(segment) && text !== '') text += `[${segment}]`;
+    else text += text === '' ? segment : `.${segment}`;
+  }
+  return `argument "${text}"`;
+}
+
+function describeFound(node: JsonNode | undefined): string {
+  switch (node?.type) {
+    case 'object':
+      return 'an object';
+    case 'array':
+      return 'an array';
+    case 'string':
+      return 'a string';
+    case 'boolean':
+      return 'a boolean';
+    case 'null':
+      return 'null';
+    case 'number':
+      return Number.isInteger(node.value) ? 'an integer' : 'a number with a fraction';
+    default:
+      return 'a value of another type';
+  }
+}
+
+const TYPE_NOUNS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+function describeTypes(type: unknown): string {
+  const types = Array.isArray(type) ? type : typeof type === 'string' ? type.split(',') : [];
+  return types.map((entry) => TYPE_NOUNS[String(entry)] ?? String(entry)).join(' or ') || 'another type';
+}
+
+function describeBranch(branch: unknown): string {
+  if (branch === true) return 'any value';
+  if (!isRecord(branch)) return 'nothing';
+  if (Object.prototype.hasOwnProperty.call(branch, 'const')) return shortJson(branch.const);
+  if (Array.isArray(branch.enum)) return `one of ${listValues(branch.enum)}`;
+  if (branch.type !== undefined) return describeTypes(branch.type);
+  if (typeof branch.$ref === 'string') return `a value matching ${JSON.stringify(branch.$ref)}`;
+  return 'a value matching its alternative';
+}
+
+function listValues(values: readonly unknown[]): string {
+  const shown = values.slice(0, 8).map(shortJson);
+  return values.length > 8 ? `${shown.join(', ')} and ${values.length - 8} more` : shown.join(', ');
+}
+
+function shortJson(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+/** RFC 6901 segments of an instance path (`/a~1b/0` → `a/b`, `0`). */
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function startsWith(path: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length <= path.length && prefix.every((segment, index) => path[index] === segment);
+}
+
+function sameSegments(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && startsWith(a, b);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

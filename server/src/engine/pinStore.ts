@@ -1,0 +1,42 @@
+/**
+ * Reading the pin store (docs/formats.md §6) for a set of documents: the store entries of their
+ * pins, so verification can say what changed. Entries are content-addressed and never change, so
+ * a found entry is cached for good; a missing one is looked for again next time.
+ */
+import * as path from 'node:path';
+import type { BlueprintModel } from '../core/blueprint';
+import type { ConnectorModel } from '../core/connector';
+import type { DocumentAnalysis } from '../core/documents';
+import { storePathOf } from '../core/fixes';
+import type { ParsedPin } from '../core/pins';
+
+/** Every well-formed pin of a document. */
+export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): ParsedPin[] {
+  if (analysis.kind === 'blueprint') {
+    return (analysis.model as BlueprintModel).steps.flatMap((step) => (step.mcp?.pin ? [step.mcp.pin] : []));
+  }
+  return (analysis.model as ConnectorModel).instances.flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [entry.parsed] : [])));
+}
+
+export class PinStoreReader {
+  private readonly found = new Map<string, string>();
+
+  constructor(private readonly readFile: (file: string) => Promise<string | undefined>) {}
+
+  private static key(folder: string, pin: ParsedPin): string {
+    return path.join(folder, storePathOf(pin.algorithm, pin.hex));
+  }
+
+  /** Loads the entries of `pins` under `folder` and returns a synchronous lookup for verification. */
+  async lookup(folder: string, pins: readonly ParsedPin[]): Promise<(pin: ParsedPin) => string | undefined> {
+    await Promise.all(
+      pins.map(async (pin) => {
+        const file = PinStoreReader.key(folder, pin);
+        if (this.found.has(file)) return;
+        const text = await this.readFile(file);
+        if (text !== undefined) this.found.set(file, text);
+      }),
+    );
+    return (pin) => this.found.get(PinStoreReader.key(folder, pin));
+  }
+}
