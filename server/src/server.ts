@@ -9,7 +9,10 @@ import { PROBLEM_CODES } from './core/problems';
 import { LiveWorkspace, type WorkspaceFileSystem } from './engine/liveWorkspace';
 import { nodeFileSystem } from './engine/nodeFileSystem';
 import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
+import { registerCodeLens } from './features/codeLens';
+import { registerCompletion } from './features/completion';
 import { registerDiagnostics } from './features/diagnostics';
+import { registerHover } from './features/hover';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
 import {
@@ -153,6 +156,9 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
+        hoverProvider: true,
+        completionProvider: { triggerCharacters: ['"', ':'] },
+        codeLensProvider: { resolveProvider: false },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
       serverInfo: { name: 'toolpin', version: TOOLPIN_VERSION },
@@ -161,6 +167,9 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
 
   const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, () => settings);
   registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles }));
+  registerHover(connection, documents, workspace, runtime.now);
+  registerCompletion(connection, documents, workspace);
+  registerCodeLens(connection, documents, workspace, runtime.now);
 
   const pullSettings = async (): Promise<void> => {
     if (!canPullConfiguration) return;

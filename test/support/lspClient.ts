@@ -43,7 +43,9 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(options: { command?: string[]; settings?: unknown; configuration?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { command?: string[]; settings?: unknown; configuration?: boolean; rootUri?: string; capabilities?: { workspace?: Record<string, unknown> } } = {},
+): Promise<TestServer> {
   const command = options.command ?? [path.join(repoRoot(), 'dist', 'server.js'), '--stdio'];
   const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderrText = '';
@@ -65,8 +67,11 @@ export async function startTestServer(options: { command?: string[]; settings?: 
   connection.listen();
   await connection.sendRequest(InitializeRequest.type, {
     processId: process.pid,
-    rootUri: null,
-    capabilities: { workspace: { configuration: options.configuration ?? false }, textDocument: { publishDiagnostics: { versionSupport: true } } },
+    rootUri: options.rootUri ?? null,
+    capabilities: {
+      workspace: { configuration: options.configuration ?? false, ...options.capabilities?.workspace },
+      textDocument: { publishDiagnostics: { versionSupport: true } },
+    },
     initializationOptions: options.settings ? { settings: options.settings } : undefined,
   });
   await connection.sendNotification(InitializedNotification.type, {});

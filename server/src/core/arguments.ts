@@ -375,6 +375,19 @@ function describeError(error: ErrorObject, check: ArgumentCheck, note: string): 
         message: `${check.step}: the property name ${JSON.stringify(name)} in ${subject} is not allowed; ${schemaText} restricts the property names${note}`,
       };
     }
+    case 'items':
+    case 'additionalItems': {
+      // "must NOT have more than N items": point at the first item past the limit.
+      const limit = typeof params.limit === 'number' ? params.limit : undefined;
+      const extra = limit !== undefined && located?.node.type === 'array' ? located.node.children?.[limit] : undefined;
+      if (extra) {
+        return {
+          span: spanOf(extra),
+          message: `${check.step}: ${describeArgument([...segments, String(limit)])} and any later items are not accepted; ${schemaText} accepts at most ${limit} item${limit === 1 ? '' : 's'} here${note}`,
+        };
+      }
+      return at(subject, 'does not match', `says it ${error.message ?? 'has items it does not accept'}`);
+    }
     case 'type':
       return at(subject, `is ${describeFound(located?.node)}`, `expects ${describeTypes(params.type)}`);
     case 'enum':

@@ -704,7 +704,10 @@ export interface HistoryReport {
     executions: number;
     /** Executions at selected hashes that are not live: what `--stale` lists. */
     staleExecutions: number;
-    /** Executions at selected hashes whose status is `unknown` or `pinned` with no live answer. */
+    /**
+     * Executions with no live answer (status `unknown`, or `pinned` with `live: null`) among those
+     * the tool and hash filters select, also under `--stale`, which cannot rule them in or out.
+     */
     unknownExecutions: number;
     /** Sum of `ranAfterDrift` over selected hashes; null when one of them is null while not live. */
     ranAfterDrift: number | null;
@@ -831,7 +834,11 @@ export function historyReport(model: HistoryModel, query: HistoryQuery, inputs: 
       staleExecutions += summary.count;
       ranAfterDriftTotal = ranAfterDriftTotal === null || ranAfterDrift === null ? null : ranAfterDriftTotal + ranAfterDrift;
     }
-    if (key.live === null) unknownExecutions += summary.count;
+  }
+  // Unknown executions are counted with the stale filter off: `--stale` can neither rule them in
+  // nor out, so they make the answer incomplete.
+  for (const key of query.staleOnly ? selectHistory(model, { ...query, staleOnly: false }, inputs) : selected) {
+    if (key.live === null) unknownExecutions += key.summary.count;
   }
 
   // Within a tool: newest last execution first, then by hash.

@@ -17,6 +17,7 @@ import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { ServerListing, VerificationResult } from '../core/verify';
 import { verifyBlueprint, verifyConnector } from '../core/verify';
 import type { BlueprintModel } from '../core/blueprint';
+import type { ParsedPin } from '../core/pins';
 import type { Inventory } from '../mcp/inventory';
 import { PinStoreReader, pinsOf } from './pinStore';
 import { definitionsNeeded } from './verifyWorkspace';
@@ -247,6 +248,38 @@ export class LiveWorkspace {
       if (state.analysis.kind === 'connector') return definition.origin.file === file;
       return (state.analysis.model as BlueprintModel).steps.some((step) => step.mcp?.pin && (!step.mcp.server || step.mcp.server.value === definition.name));
     });
+  }
+
+  /**
+   * The server a pin is checked against and its current listing: the step's `server`, the one
+   * server serving the tool, or the connector instance's own server.
+   */
+  async serverFor(file: string, kind: 'schema' | 'tool', tool: string, server: string | undefined): Promise<{ definition: ServerDefinition | undefined; listing: ServerListing | undefined }> {
+    const registry = await this.registry(this.folderOf(file));
+    const inventory = this.options.inventory();
+    let definition: ServerDefinition | undefined;
+    if (kind === 'tool') {
+      definition = registry.definitions.find((candidate) => candidate.origin.kind === 'connector' && candidate.origin.file === file && candidate.name === server);
+    } else if (server) {
+      definition = registry.get(server);
+    } else {
+      definition = registry.named().find((candidate) => {
+        const listing = inventory.listing(candidate);
+        return listing?.status === 'listed' && listing.listing.tools.some((listed) => listed.name === tool);
+      });
+    }
+    return { definition, listing: definition ? inventory.listing(definition) : undefined };
+  }
+
+  /** All named servers of a file's folder with their listings, for completion. */
+  async servers(file: string): Promise<Array<{ definition: ServerDefinition; listing: ServerListing | undefined }>> {
+    const registry = await this.registry(this.folderOf(file));
+    return registry.named().map((definition) => ({ definition, listing: this.options.inventory().listing(definition) }));
+  }
+
+  /** The store entry text of a pin, when the folder's store has it. */
+  async pinnedContent(file: string, pin: ParsedPin): Promise<string | undefined> {
+    return (await this.store.lookup(this.folderOf(file), [pin]))(pin);
   }
 
   /** Re-lists servers (all, or by name) and re-verifies what depends on them. */

@@ -311,12 +311,10 @@ function hashOf(bytes: Buffer): string {
 /**
  * A glob as a RegExp over `/`-separated relative paths: `**` matches any number of whole path
  * segments (`**\/` also none), `*` anything within a segment, `?` one character within a
- * segment; everything else is literal. A pattern without `/` matches the file name at any depth
- * (`*.events.jsonl` = `**\/*.events.jsonl`).
+ * segment; everything else is literal. As in a shell, `*.events.jsonl` matches at the top only.
  */
 export function globToRegExp(pattern: string): RegExp {
-  let glob = pattern.replace(/\\/g, '/').replace(/^\.\//, '');
-  if (!glob.includes('/')) glob = `**/${glob}`;
+  const glob = pattern.replace(/\\/g, '/').replace(/^\.\//, '');
   let source = '';
   for (let index = 0; index < glob.length; index++) {
     const char = glob[index]!;

@@ -1,0 +1,73 @@
+/**
+ * A code lens per blueprint and per connector instance: "N pins · M drifted · verified 2 min ago",
+ * with "Re-pin all" (when something drifted) and "Refresh". The commands are the client's
+ * (`toolpin.repinFile`, `toolpin.refresh`); other editors can ignore them.
+ */
+import type { CodeLens, Connection, TextDocuments } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { BlueprintModel } from '../core/blueprint';
+import type { ConnectorModel } from '../core/connector';
+import type { Span } from '../core/problems';
+import { describeAge, type PinVerdict } from '../core/verify';
+import type { LiveWorkspace } from '../engine/liveWorkspace';
+import { runSafe } from '../util/runSafe';
+import { spanToRange } from '../util/toLsp';
+import { uriToPath } from '../util/uris';
+
+export function registerCodeLens(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, now: () => number): void {
+  connection.onCodeLens((params, token) =>
+    runSafe<CodeLens[]>(connection.console, 'codeLens', token, [], async () => {
+      const document = documents.get(params.textDocument.uri);
+      if (!document) return [];
+      return computeCodeLenses(document, workspace, now());
+    }),
+  );
+}
+
+function summary(verdicts: readonly PinVerdict[], listedAt: number | undefined, now: number): string {
+  const drifted = verdicts.filter((verdict) => verdict.state === 'drifted').length;
+  const missing = verdicts.filter((verdict) => verdict.state === 'missing').length;
+  const unverified = verdicts.filter((verdict) => verdict.state === 'cannot-verify' || verdict.state === 'ambiguous').length;
+  const parts = [`${verdicts.length} pin${verdicts.length === 1 ? '' : 's'}`];
+  if (drifted > 0) parts.push(`${drifted} drifted`);
+  if (missing > 0) parts.push(`${missing} missing`);
+  if (unverified > 0) parts.push(`${unverified} unverified`);
+  if (drifted + missing + unverified === 0 && verdicts.length > 0) parts.push('all verified');
+  if (listedAt !== undefined) parts.push(`verified ${describeAge(now - listedAt)}`);
+  return parts.join(' · ');
+}
+
+export async function computeCodeLenses(document: TextDocument, workspace: LiveWorkspace, now: number): Promise<CodeLens[]> {
+  const file = uriToPath(document.uri);
+  const analysis = workspace.setOpenDocument(file, document.getText()) ?? workspace.analysis(file);
+  if (!analysis) return [];
+  const verification = await workspace.verification(file);
+  const groups: Array<{ anchor: Span; verdicts: PinVerdict[]; servers: string[] }> = [];
+  if (analysis.kind === 'blueprint') {
+    const model = analysis.model as BlueprintModel;
+    if (!model.name) return [];
+    groups.push({ anchor: model.name.span, verdicts: verification.verdicts, servers: [...new Set(verification.verdicts.flatMap((verdict) => (verdict.server ? [verdict.server] : [])))] });
+  } else {
+    for (const instance of (analysis.model as ConnectorModel).instances) {
+      if (instance.provider?.value !== 'mcp' || !instance.name) continue;
+      const spans = new Set(instance.snapshot.map((entry) => entry.pin.span.offset));
+      groups.push({ anchor: instance.name.span, verdicts: verification.verdicts.filter((verdict) => spans.has(verdict.span.offset)), servers: [instance.name.value] });
+    }
+  }
+  const lenses: CodeLens[] = [];
+  for (const group of groups) {
+    if (group.verdicts.length === 0) continue;
+    const range = spanToRange(document, group.anchor);
+    let listedAt: number | undefined;
+    for (const server of group.servers) {
+      const { listing } = await workspace.serverFor(file, analysis.kind === 'blueprint' ? 'schema' : 'tool', '', server);
+      if (listing?.status === 'listed') listedAt = Math.min(listedAt ?? Infinity, listing.listedAt);
+    }
+    lenses.push({ range, command: { title: summary(group.verdicts, listedAt, now), command: 'toolpin.showOutput', arguments: [] } });
+    if (group.verdicts.some((verdict) => verdict.state === 'drifted')) {
+      lenses.push({ range, command: { title: 'Re-pin all', command: 'toolpin.repinFile', arguments: [document.uri] } });
+    }
+    lenses.push({ range, command: { title: 'Refresh', command: 'toolpin.refresh', arguments: [group.servers] } });
+  }
+  return lenses;
+}

@@ -1,0 +1,106 @@
+/**
+ * Hover on a pin, a `toolName`, a `toolsSnapshot` key or an `include` entry: the state, pinned and
+ * live hash, the server, when it was last listed, the live tool (description and schema, readable),
+ * and — when the pin store has the pinned content — what changed and the pinned → live diff.
+ *
+ * Tool names, descriptions and schemas come from servers and are untrusted: they are shown only in
+ * code spans and fenced blocks (util/markdown.ts), never as markdown or command links.
+ */
+import { type Connection, type Hover, MarkupKind, type TextDocuments } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonicalJson, readStoreEntry } from '../core/changes';
+import { type PinTarget, pinTargetAt } from '../core/locate';
+import type { ListedTool } from '../core/listing';
+import { schemaPinContent, toolPinContent } from '../core/pins';
+import { describeAge, type PinVerdict } from '../core/verify';
+import type { LiveWorkspace } from '../engine/liveWorkspace';
+import { runSafe } from '../util/runSafe';
+import { codeBlock, inlineCode } from '../util/markdown';
+import { spanToRange } from '../util/toLsp';
+import { uriToPath } from '../util/uris';
+
+const STATE_TEXT: Record<PinVerdict['state'], string> = {
+  verified: '✓ verified',
+  drifted: '✗ drifted',
+  missing: '✗ missing (not served)',
+  ambiguous: '⚠ ambiguous',
+  'cannot-verify': '? cannot verify',
+};
+
+export function registerHover(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, now: () => number): void {
+  connection.onHover((params, token) =>
+    runSafe<Hover | null>(connection.console, 'hover', token, null, async () => {
+      const document = documents.get(params.textDocument.uri);
+      if (!document) return null;
+      return computeHover(document, document.offsetAt(params.position), workspace, now());
+    }),
+  );
+}
+
+export async function computeHover(document: TextDocument, offset: number, workspace: LiveWorkspace, now: number): Promise<Hover | null> {
+  const file = uriToPath(document.uri);
+  workspace.setOpenDocument(file, document.getText());
+  const analysis = workspace.analysis(file);
+  if (!analysis) return null;
+  const target = pinTargetAt(analysis, offset);
+  if (!target) return null;
+  const verification = await workspace.verification(file);
+  const verdict = target.pinSpan ? verification.verdicts.find((candidate) => candidate.span.offset === target.pinSpan!.offset) : undefined;
+  const { definition, listing } = await workspace.serverFor(file, target.kind, target.tool, verdict?.server ?? target.server);
+  const liveTool = listing?.status === 'listed' ? listing.listing.tools.find((tool) => tool.name === target.tool) : undefined;
+
+  const lines: string[] = [];
+  const what = target.kind === 'schema' ? 'schema pin (fnv1a64 of inputSchema)' : 'tool pin (sha256 of name, description, inputSchema)';
+  lines.push(`**Toolpin** · ${what} of ${inlineCode(target.tool)}${definition ? ` on ${inlineCode(definition.name)}` : ''}`);
+  lines.push('');
+  if (verdict) lines.push(`**${STATE_TEXT[verdict.state]}**${verdict.reason && verdict.state !== 'verified' ? ` — ${inlineCode(verdict.reason)}` : ''}`);
+  else if (!target.pin) lines.push(target.pinSpan ? '**malformed pin**' : '**not pinned**');
+  lines.push('');
+  if (target.pinSpan || verdict) {
+    lines.push('| | |', '|---|---|');
+    lines.push(`| pinned | ${verdict ? inlineCode(verdict.pinned) : target.pin ? inlineCode(`${target.pin.algorithm}:${target.pin.hex}`) : '—'} |`);
+    lines.push(`| live | ${verdict?.live ? inlineCode(verdict.live) : '—'} |`);
+  } else {
+    lines.push('| | |', '|---|---|');
+  }
+  if (listing?.status === 'listed') lines.push(`| last listed | ${describeAge(now - listing.listedAt)} |`);
+  else if (listing?.status === 'unavailable') lines.push(`| server | cannot list: ${inlineCode(listing.message)}${listing.lastGood ? ` (last listed ${describeAge(now - listing.lastGood.listedAt)})` : ''} |`);
+  else if (listing?.status === 'pending') lines.push('| server | listing… |');
+
+  if (target.pin && liveTool && verdict?.state === 'drifted') {
+    lines.push('', ...(await changeSection(workspace, file, target, liveTool)));
+  }
+  if (liveTool) {
+    lines.push('', '**Live tool**');
+    if (liveTool.description !== undefined) lines.push('', codeBlock(liveTool.description, 'text'));
+    if (liveTool.inputSchema !== undefined) lines.push('', codeBlock(prettyCanonicalJson(liveTool.inputSchema), 'json'));
+  }
+  return {
+    contents: { kind: MarkupKind.Markdown, value: lines.join('\n') },
+    range: spanToRange(document, target.on === 'pin' && target.pinSpan ? target.pinSpan : spanOfTarget(target)),
+  };
+}
+
+function spanOfTarget(target: PinTarget): { offset: number; length: number } {
+  if (target.kind === 'schema') return target.step.mcp!.toolName!.span;
+  const entry = target.instance.snapshot.find((candidate) => candidate.tool.value === target.tool);
+  if (target.on === 'key' && entry) return entry.tool.span;
+  return target.instance.include?.find((candidate) => candidate.value === target.tool)?.span ?? target.pinSpan ?? target.instance.name!.span;
+}
+
+async function changeSection(workspace: LiveWorkspace, file: string, target: PinTarget, liveTool: ListedTool): Promise<string[]> {
+  const pin = target.pin!;
+  const stored = await workspace.pinnedContent(file, pin);
+  if (stored === undefined) {
+    return ['**What changed:** unknown — the pinned content is not in `.toolpin/store` (pins written by hand or by other tools). Re-pinning with Toolpin records it, so the next change shows a diff.'];
+  }
+  const entry = readStoreEntry(pin, stored);
+  if (!entry.ok) return [`**What changed:** unknown — ${inlineCode(entry.reason)}`];
+  const report = entry.pin === 'schema' ? classifySchemaPinChange(entry.inputSchema, liveTool) : classifyToolPinChange(entry.tool, liveTool);
+  const liveContent = target.kind === 'schema' ? schemaPinContent(liveTool.inputSchema) : toolPinContent(liveTool);
+  const diff = lineDiff(stored, liveContent);
+  const lines = [`**What changed:** ${inlineCode(report.summary)}`];
+  if (report.liveBehaviour) lines.push(`Live tool behaviour (annotations, not pinned): ${inlineCode(report.liveBehaviour)}`);
+  if (diff.unified) lines.push('', codeBlock(diff.unified.trimEnd(), 'diff'));
+  return lines;
+}
