@@ -19,6 +19,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import * as os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -122,7 +123,10 @@ const dirs = {
   workspace: path.join(runDir, 'workspace'),
   userData: path.join(runDir, 'user-data'),
   extensions: path.join(runDir, 'extensions'),
-  tmp: path.join(runDir, 'tmp'),
+  // Chromium puts a Unix socket in TMPDIR, and socket paths are limited to 108 bytes: a run folder
+  // deep inside a clone can be too long. A short private folder under the system's temporary
+  // folder is used instead, and removed when the run ends.
+  tmp: fs.mkdtempSync(path.join(os.tmpdir(), 'tp-host-')),
   xdgConfig: path.join(runDir, 'xdg', 'config'),
   xdgData: path.join(runDir, 'xdg', 'data'),
   xdgCache: path.join(runDir, 'xdg', 'cache'),
@@ -555,6 +559,7 @@ function cleanup() {
     if (browserPid) await killGroup(browserPid, 'Chromium');
     if (serverPgid) await killGroup(serverPgid, 'code-server');
     fs.closeSync(serverLog);
+    fs.rmSync(dirs.tmp, { recursive: true, force: true });
   })();
   return cleaningUp;
 }
