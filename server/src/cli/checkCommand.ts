@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import type { ConnectorModel } from '../core/connector';
 import { analyzeDocument, documentKindOf } from '../core/documents';
 import type { Problem } from '../core/problems';
+import type { ServerRegistry } from '../core/registry';
+import type { VerificationResult } from '../core/verify';
 import { buildReport, type CheckReport, exitStatusOf, type ReportFileInput, toSarif } from '../core/report';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
@@ -59,22 +61,39 @@ export interface CheckArgs {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> {
+/** A document as the CLI read it: the analysis, its text and how to name it to the user. */
+export type CliDocument = AnalyzedDocument & { text: string; display: string; problems: readonly Problem[] };
+
+export interface VerifiedWorkspace {
+  readonly workspaceFolder: string;
+  readonly documents: CliDocument[];
+  readonly registry: ServerRegistry;
+  readonly inventory: Inventory;
+  readonly results: Map<string, VerificationResult>;
+  readonly couldNotRead: boolean;
+}
+
+/**
+ * Finds, reads and analyzes the documents under the given paths, lists every server they need
+ * (in parallel, with progress on a terminal) and verifies them. Shared by `check`, `pin` and
+ * `history`. The inventory is disposed before this returns: no server process outlives it.
+ */
+export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): Promise<VerifiedWorkspace> {
   const roots = args.paths.length > 0 ? args.paths : ['.'];
   const workspaceFolder = path.resolve(io.cwd, args.workspace ?? '.');
   const { files, unreadable } = await findDocuments(roots.map((root) => path.resolve(io.cwd, root)));
   let couldNotRead = false;
   for (const missing of unreadable) {
-    io.stderr(`toolpin check: cannot read ${path.relative(io.cwd, missing.path) || '.'}: ${missing.reason}\n`);
+    io.stderr(`toolpin ${command}: cannot read ${path.relative(io.cwd, missing.path) || '.'}: ${missing.reason}\n`);
     couldNotRead = true;
   }
 
-  const documents: Array<AnalyzedDocument & { text: string; display: string; problems: readonly Problem[] }> = [];
+  const documents: CliDocument[] = [];
   for (const file of files) {
     const display = path.relative(io.cwd, file).split(path.sep).join('/');
     const kind = documentKindOf(file);
     if (!kind) {
-      io.stderr(`toolpin check: ${display} is not a blueprint or connector file (*.blueprint.json[c], *.connector.json[c])\n`);
+      io.stderr(`toolpin ${command}: ${display} is not a blueprint or connector file (*.blueprint.json[c], *.connector.json[c])\n`);
       couldNotRead = true;
       continue;
     }
@@ -82,7 +101,7 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     try {
       text = await io.readFile(file);
     } catch (error) {
-      io.stderr(`toolpin check: cannot read ${display}: ${(error as Error).message}\n`);
+      io.stderr(`toolpin ${command}: cannot read ${display}: ${(error as Error).message}\n`);
       couldNotRead = true;
       continue;
     }
@@ -91,16 +110,17 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
   }
 
   const env = args.env ?? process.env;
+  const readOptional = async (file: string): Promise<string | undefined> => {
+    try {
+      return await io.readFile(file);
+    } catch {
+      return undefined;
+    }
+  };
   const registry = await buildWorkspaceRegistry({
     workspaceFolder,
     connectors: documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel })),
-    readFile: async (file) => {
-      try {
-        return await io.readFile(file);
-      } catch {
-        return undefined;
-      }
-    },
+    readFile: readOptional,
     variables: { env, userHome: os.homedir() },
   });
 
@@ -138,15 +158,14 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     await inventory.dispose();
   }
 
-  const store = new PinStoreReader(async (file) => {
-    try {
-      return await io.readFile(file);
-    } catch {
-      return undefined;
-    }
-  });
+  const store = new PinStoreReader(readOptional);
   const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
   const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent);
+  return { workspaceFolder, documents, registry, inventory, results, couldNotRead };
+}
+
+export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> {
+  const { documents, registry, inventory, results, couldNotRead } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = [...document.problems, ...verification.problems];

@@ -12,6 +12,7 @@ import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startServer, TOOLPIN_VERSION } from '../server';
 import { checkCommand } from './checkCommand';
 import { hashCommand } from './hashCommand';
+import { pinCommand } from './pinCommand';
 import { type CliIo, processIo } from './io';
 
 const USAGE = `Usage: toolpin <command> [options]
@@ -21,6 +22,8 @@ Commands:
                          holding one tool, an array of tools, or a tools/list result
   check [paths…]         check blueprint and connector files (default: the current folder) and
                          verify every pin against the live MCP servers
+  pin [paths…]           show the re-pin of every drifted pin (with what changed); write
+                         them and their pin-store entries with --yes
   lsp --stdio            run the language server over standard input/output
 
 Options:
@@ -30,6 +33,8 @@ Options:
   --offline              check: do not contact servers; pins are reported as cannot verify
   --timeout MS           check: timeout of one request to a server (default 10000)
   --concurrency N        check: servers listed at the same time (default 4)
+  -y, --yes              pin: write without asking
+  --tool NAME            pin: only this tool's pins
   -h, --help             show this help
 
 Exit status of check: 0 every pin verified and no error; 1 drift, a missing tool or an error;
@@ -54,6 +59,16 @@ function parsePositiveInteger(value: string | undefined, name: string, io: CliIo
   return parsed;
 }
 
+async function askAtTerminal(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const terminal = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await terminal.question(question)).trim());
+  } finally {
+    terminal.close();
+  }
+}
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
@@ -70,6 +85,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         offline: { type: 'boolean' },
         timeout: { type: 'string' },
         concurrency: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        tool: { type: 'string' },
       },
     });
   } catch (error) {
@@ -108,6 +125,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         offline: values.offline === true,
         ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
         ...(concurrency !== undefined ? { concurrency } : {}),
+      });
+    }
+    case 'pin': {
+      const timeout = parsePositiveInteger(values.timeout, 'timeout', io);
+      if (timeout === false) return 2;
+      return pinCommand(io, {
+        paths: rest,
+        yes: values.yes === true,
+        ...(values.tool !== undefined ? { tool: values.tool } : {}),
+        ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+        ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
+        ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
       });
     }
     case 'lsp':

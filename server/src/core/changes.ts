@@ -206,9 +206,10 @@ export function classifyToolPinChange(pinned: PinnedToolContent, live: LiveToolL
   else if (descriptionChanged) kind = 'description-only';
   else if (schemaChanges.length > 0) kind = 'input-schema';
   else kind = 'unchanged';
-  const extra: Partial<Pick<ChangeReport, 'description' | 'name'>> = {};
-  if (descriptionChanged) extra.description = { before: pinned.description, after: live.description };
-  if (nameChanged) extra.name = { before: pinned.name, after: live.name };
+  const extra: Partial<Pick<ChangeReport, 'description' | 'name'>> = {
+    ...(descriptionChanged ? { description: { before: pinned.description, after: live.description } } : {}),
+    ...(nameChanged ? { name: { before: pinned.name, after: live.name } } : {}),
+  };
   return finishReport('tool', kind, schemaChanges, extra, live, options);
 }
 

@@ -109,14 +109,33 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function lineProblem(position: LinePosition, reason: LineProblemReason, message: string, field?: string): ParsedLine {
-  return { kind: 'problem', problem: { line: position.line, offset: position.offset, reason, message, ...(field !== undefined ? { field } : {}) } };
+function lineProblem(line: number, offset: number, reason: LineProblemReason, message: string, field?: string): ParsedLine {
+  return { kind: 'problem', problem: { line, offset, reason, message, ...(field !== undefined ? { field } : {}) } };
 }
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+// Field checks: module functions (no closure per line); the common case returns at once.
+
+function requiredString(field: string, value: unknown, line: number, offset: number): ParsedLine | undefined {
+  if (typeof value === 'string' && value.length > 0) return undefined;
+  if (value === undefined) return lineProblem(line, offset, 'missing-field', `${DISPATCH_EVENT_TYPE} without "${field}"`, field);
+  return lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${typeof value === 'string' ? 'empty' : describeType(value)}, not a non-empty string`, field);
+}
+
+function optionalString(field: string, value: unknown, line: number, offset: number): ParsedLine | undefined {
+  if (value === undefined || typeof value === 'string') return undefined;
+  return lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${describeType(value)}, not a string`, field);
+}
+
+function sequenceNumber(value: unknown, line: number, offset: number): ParsedLine | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return undefined;
+  if (value === undefined) return lineProblem(line, offset, 'missing-field', `${DISPATCH_EVENT_TYPE} without "seq"`, 'seq');
+  return lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "seq" is ${describeType(value)}, not a whole number ≥ 0`, 'seq');
 }
 
 /**
@@ -130,77 +149,70 @@ function describeType(value: unknown): string {
  * handful of hashes a million times; the cache avoids parsing each again).
  */
 export function parseEventLine(text: string, position: LinePosition, knownHashes?: Set<string>): ParsedLine {
-  if (text.length === 0) return { kind: 'blank' };
+  return parseLineAt(text, position.line, position.offset, knownHashes);
+}
+
+function parseLineAt(text: string, line: number, offset: number, knownHashes: Set<string> | undefined): ParsedLine {
+  if (text.length === 0) return BLANK;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return text.trim().length === 0 ? { kind: 'blank' } : lineProblem(position, 'not-json', 'the line is not JSON');
+    return text.trim().length === 0 ? BLANK : lineProblem(line, offset, 'not-json', 'the line is not JSON');
   }
-  if (!isRecord(value)) return lineProblem(position, 'not-an-object', `the line is ${describeType(value)}, not an event object`);
-  const type = value.type;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return lineProblem(line, offset, 'not-an-object', `the line is ${describeType(value)}, not an event object`);
+  }
+  const event = value as Record<string, unknown>;
+  const type = event.type;
   if (typeof type !== 'string') {
-    return lineProblem(position, 'no-type', type === undefined ? 'the event has no "type"' : `the event's "type" is ${describeType(type)}, not a string`, 'type');
+    return lineProblem(line, offset, 'no-type', type === undefined ? 'the event has no "type"' : `the event's "type" is ${describeType(type)}, not a string`, 'type');
   }
   if (type !== DISPATCH_EVENT_TYPE) return { kind: 'other', type };
 
-  const required = (field: string, fieldValue: unknown, kind: 'string' | 'seq'): ParsedLine | undefined => {
-    if (fieldValue === undefined) return lineProblem(position, 'missing-field', `${DISPATCH_EVENT_TYPE} without "${field}"`, field);
-    if (kind === 'seq') {
-      if (typeof fieldValue !== 'number' || !Number.isInteger(fieldValue) || fieldValue < 0) {
-        return lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${describeType(fieldValue)}, not a whole number ≥ 0`, field);
-      }
-    } else if (typeof fieldValue !== 'string' || fieldValue.length === 0) {
-      return lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${typeof fieldValue === 'string' ? 'empty' : describeType(fieldValue)}, not a non-empty string`, field);
-    }
-    return undefined;
-  };
-  const optional = (field: string, fieldValue: unknown): ParsedLine | undefined =>
-    fieldValue === undefined || typeof fieldValue === 'string'
-      ? undefined
-      : lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "${field}" is ${describeType(fieldValue)}, not a string`, field);
-
-  const data = value.data;
+  const data = event.data;
   const problem =
-    required('seq', value.seq, 'seq') ??
-    required('at', value.at, 'string') ??
-    required('executionId', value.executionId, 'string') ??
-    optional('blueprint', value.blueprint) ??
-    optional('stepId', value.stepId) ??
+    sequenceNumber(event.seq, line, offset) ??
+    requiredString('at', event.at, line, offset) ??
+    requiredString('executionId', event.executionId, line, offset) ??
+    optionalString('blueprint', event.blueprint, line, offset) ??
+    optionalString('stepId', event.stepId, line, offset) ??
     (data === undefined
-      ? lineProblem(position, 'missing-field', `${DISPATCH_EVENT_TYPE} without "data"`, 'data')
+      ? lineProblem(line, offset, 'missing-field', `${DISPATCH_EVENT_TYPE} without "data"`, 'data')
       : !isRecord(data)
-        ? lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "data" is ${describeType(data)}, not an object`, 'data')
-        : (required('data.toolName', data.toolName, 'string') ?? required('data.server', data.server, 'string') ?? required('data.schemaHash', data.schemaHash, 'string')));
+        ? lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "data" is ${describeType(data)}, not an object`, 'data')
+        : (requiredString('data.toolName', data.toolName, line, offset) ?? requiredString('data.server', data.server, line, offset) ?? requiredString('data.schemaHash', data.schemaHash, line, offset)));
   if (problem) return problem;
 
-  const at = value.at as string;
+  const at = event.at as string;
   const atMs = Date.parse(at);
-  if (Number.isNaN(atMs)) return lineProblem(position, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "at" is not a date-time (ISO 8601)`, 'at');
+  if (Number.isNaN(atMs)) return lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "at" is not a date-time (ISO 8601)`, 'at');
   const record = data as Record<string, unknown>;
   const schemaHash = record.schemaHash as string;
   if (!knownHashes?.has(schemaHash)) {
     const parsed = parsePin(schemaHash, 'fnv1a64');
-    if (!isParsedPin(parsed)) return lineProblem(position, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
+    if (!isParsedPin(parsed)) return lineProblem(line, offset, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
     knownHashes?.add(schemaHash);
   }
   return {
     kind: 'dispatch',
     event: {
-      line: position.line,
-      offset: position.offset,
-      seq: value.seq as number,
+      line,
+      offset,
+      seq: event.seq as number,
       at,
       atMs,
-      executionId: value.executionId as string,
-      blueprint: (value.blueprint as string | undefined) ?? null,
-      stepId: (value.stepId as string | undefined) ?? null,
+      executionId: event.executionId as string,
+      blueprint: (event.blueprint as string | undefined) ?? null,
+      stepId: (event.stepId as string | undefined) ?? null,
       server: record.server as string,
       toolName: record.toolName as string,
       schemaHash,
     },
   };
 }
+
+const BLANK: ParsedLine = { kind: 'blank' };
 
 /** UTF-8 byte length of `text[from, to)`; a lone surrogate counts 3 bytes (U+FFFD). */
 export function utf8Length(text: string, from = 0, to = text.length): number {
@@ -223,12 +235,12 @@ export function utf8Length(text: string, from = 0, to = text.length): number {
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
- * Calls `visit` for every line of `text` with its position. Lines end at `\n` (a `\r` before it
+ * Calls `visit` for every line of `text` with its number and byte offset. Lines end at `\n` (a `\r` before it
  * is dropped); a remainder without `\n` is a line too (the caller decides what is complete).
  * `byteLength` is the UTF-8 length of `text` when the caller knows it (one pass is saved when it
  * equals `text.length`, i.e. the text is ASCII). Returns the position after the text.
  */
-export function forEachLine(text: string, start: LinePosition, visit: (line: string, position: LinePosition) => void, byteLength?: number): LinePosition {
+export function forEachLine(text: string, start: LinePosition, visit: (text: string, line: number, offset: number) => void, byteLength?: number): LinePosition {
   const ascii = byteLength !== undefined ? byteLength === text.length : !NON_ASCII.test(text);
   let line = start.line;
   let offset = start.offset;
@@ -238,7 +250,7 @@ export function forEachLine(text: string, start: LinePosition, visit: (line: str
     const terminated = end >= 0;
     if (!terminated) end = text.length;
     const contentEnd = end > from && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
-    visit(text.slice(from, contentEnd), { line, offset });
+    visit(text.slice(from, contentEnd), line, offset);
     const next = terminated ? end + 1 : end;
     offset += ascii ? next - from : utf8Length(text, from, next);
     line++;
@@ -354,12 +366,12 @@ export class HistoryModel {
    */
   foldText(log: string, text: string, start: LinePosition, byteLength?: number): LinePosition {
     const fold = this.fold(log);
-    return forEachLine(text, start, (line, position) => this.foldInto(fold, line, position), byteLength);
+    return forEachLine(text, start, (line, number, offset) => this.foldInto(fold, line, number, offset), byteLength);
   }
 
   /** Folds one complete line (without its line end) read at `position`. */
   foldLine(log: string, text: string, position: LinePosition): void {
-    this.foldInto(this.fold(log), text, position);
+    this.foldInto(this.fold(log), text, position.line, position.offset);
   }
 
   /** Records a problem found by the reader itself (e.g. `too-long`) as one line of the log. */
@@ -404,9 +416,9 @@ export class HistoryModel {
     if (fold.problems.length < this.maxProblems) fold.problems.push(found);
   }
 
-  private foldInto(fold: LogFold, text: string, position: LinePosition): void {
+  private foldInto(fold: LogFold, text: string, line: number, offset: number): void {
     fold.counters.lines++;
-    const parsed = parseEventLine(text, position, this.knownHashes);
+    const parsed = parseLineAt(text, line, offset, this.knownHashes);
     switch (parsed.kind) {
       case 'blank':
         fold.counters.blank++;

@@ -257,7 +257,9 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       verdict('cannot-verify', definition.name, undefined, live.cannot);
       continue;
     }
-    if (context.checkArguments !== false) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
+    // Steps without "arguments" get theirs elsewhere (templates, the runtime): only authored
+    // arguments are checked against the live schema.
+    if (context.checkArguments !== false && mcp.argumentsNode) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
     if (sameDigest(mcp.pin, live.pin)) {
       verdict('verified', definition.name, live.pin, undefined);
       continue;

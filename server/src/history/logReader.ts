@@ -245,9 +245,9 @@ export class LogReader {
       let carry: Buffer = Buffer.alloc(0);
       let readAt = 0;
       const found: Execution[] = [];
-      const visit = (text: string, at: LinePosition): void => {
+      const visit = (text: string, line: number, offset: number): void => {
         if (!text.includes(key.schemaHash)) return; // cheap pre-filter before JSON.parse
-        const parsed = parseEventLine(text, at);
+        const parsed = parseEventLine(text, { line, offset });
         if (parsed.kind !== 'dispatch') return;
         const event = parsed.event;
         if (event.server === key.server && event.toolName === key.tool && event.schemaHash === key.schemaHash) found.push({ ...event, log: this.log });
@@ -274,7 +274,7 @@ export class LogReader {
 }
 
 /** Splits bytes that end with a line end into lines with exact byte offsets. */
-function foldLines(bytes: Buffer, start: LinePosition, visit: (text: string, position: LinePosition) => void): LinePosition {
+function foldLines(bytes: Buffer, start: LinePosition, visit: (text: string, line: number, offset: number) => void): LinePosition {
   const text = bytes.toString('utf8');
   if (text.length === bytes.length || Buffer.byteLength(text) === bytes.length) return forEachLine(text, start, visit, bytes.length);
   let position = start;
@@ -283,7 +283,7 @@ function foldLines(bytes: Buffer, start: LinePosition, visit: (text: string, pos
     const end = bytes.indexOf(10, from);
     let contentEnd = end;
     if (contentEnd > from && bytes[contentEnd - 1] === 13) contentEnd--;
-    visit(bytes.toString('utf8', from, contentEnd), position);
+    visit(bytes.toString('utf8', from, contentEnd), position.line, position.offset);
     position = { line: position.line + 1, offset: position.offset + (end + 1 - from) };
     from = end + 1;
   }
