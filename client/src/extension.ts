@@ -11,7 +11,7 @@ let client: LanguageClient | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const outputChannel = vscode.window.createOutputChannel('Toolpin', { log: true });
   context.subscriptions.push(outputChannel);
-  registerCommands(context, { outputChannel });
+  registerCommands({ extension: context, outputChannel, client: () => client });
   client = createLanguageClient(context, outputChannel);
   await client.start();
 }

@@ -1,18 +1,33 @@
 /**
  * Starts the Toolpin language server (dist/server.js, bundled beside this client) over Node IPC
- * and connects it to the Toolpin document languages.
+ * and connects it to the Toolpin document languages, the workspace trust and the secret storage.
  */
 import * as path from 'node:path';
-import type * as vscode from 'vscode';
-import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import * as vscode from 'vscode';
+import { type ClientCapabilities, LanguageClient, type LanguageClientOptions, type ServerOptions, type StaticFeature, TransportKind } from 'vscode-languageclient/node';
+import { DidChangeTrustNotification, GetCredentialRequest } from '../../server/src/protocol';
 
 /** The client id doubles as the settings prefix, so `toolpin.trace.server` traces this client. */
 export const CLIENT_ID = 'toolpin';
 
-export const DOCUMENT_SELECTOR = [
-  { language: 'toolpin-blueprint' },
-  { language: 'toolpin-connector' },
-];
+export const DOCUMENT_SELECTOR = [{ language: 'toolpin-blueprint' }, { language: 'toolpin-connector' }];
+
+/** The secret-storage key of a credential named by a connector's `credentialRef`. */
+export function credentialKey(name: string): string {
+  return `toolpin.credential.${name}`;
+}
+
+/** Tells the server that this client answers toolpin/getCredential from VS Code's secret storage. */
+class CredentialFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), toolpinCredentials: true };
+  }
+  getState(): { kind: 'static' } {
+    return { kind: 'static' };
+  }
+  initialize(): void {}
+  clear(): void {}
+}
 
 export function createLanguageClient(context: vscode.ExtensionContext, outputChannel: vscode.LogOutputChannel): LanguageClient {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
@@ -24,6 +39,15 @@ export function createLanguageClient(context: vscode.ExtensionContext, outputCha
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel,
     synchronize: { configurationSection: 'toolpin' },
+    initializationOptions: () => ({ trusted: vscode.workspace.isTrusted, settings: vscode.workspace.getConfiguration('toolpin') }),
   };
-  return new LanguageClient(CLIENT_ID, 'Toolpin', serverOptions, clientOptions);
+  const client = new LanguageClient(CLIENT_ID, 'Toolpin', serverOptions, clientOptions);
+  client.registerFeature(new CredentialFeature());
+  client.onRequest(GetCredentialRequest, async ({ name }) => ({ value: (await context.secrets.get(credentialKey(name))) ?? null }));
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void client.sendNotification(DidChangeTrustNotification, { trusted: true });
+    }),
+  );
+  return client;
 }
