@@ -431,22 +431,26 @@ function compareObjectShape(a: Schema, b: Schema, at: Location, out: SchemaChang
     const had = Object.prototype.hasOwnProperty.call(propsBefore, name);
     const has = Object.prototype.hasOwnProperty.call(propsAfter, name);
     const child: Location = { pointer: `${at.pointer}/properties/${escapePointer(name)}`, argument: joinArgument(at.argument, name) };
+    const wasRequired = requiredBefore.has(name);
+    const isRequired = requiredAfter.has(name);
     if (!had && has) {
-      reported.add(name);
-      if (requiredAfter.has(name) && !requiredBefore.has(name)) {
+      // A newly required new property is one change; otherwise a change of "required" is its own.
+      if (isRequired && !wasRequired) {
         out.push(change('required-added', 'breaking', child.pointer, child.argument, `required property "${child.argument}" added`, undefined, propsAfter[name]));
-      } else if (requiredAfter.has(name)) {
+      } else if (isRequired) {
         out.push(change('property-added', 'widening', child.pointer, child.argument, `property "${child.argument}" added (it was already required)`, undefined, propsAfter[name]));
       } else {
         out.push(change('property-added', 'widening', child.pointer, child.argument, `optional property "${child.argument}" added`, undefined, propsAfter[name]));
       }
+      if (wasRequired === isRequired || isRequired) reported.add(name);
     } else if (had && !has) {
-      reported.add(name);
-      const wasRequired = requiredBefore.has(name) ? ' (it was required)' : '';
+      // A required property that disappears with its requirement is one change.
+      const note = wasRequired && !isRequired ? ' (it was required)' : wasRequired ? ' (it is still required)' : '';
       const detail = closedAfter
-        ? `property "${child.argument}" removed${wasRequired}; calls that pass it may now be rejected`
-        : `property "${child.argument}" removed${wasRequired}; calls that pass it are still accepted, but it is no longer declared`;
+        ? `property "${child.argument}" removed${note}; calls that pass it may now be rejected`
+        : `property "${child.argument}" removed${note}; calls that pass it are still accepted, but it is no longer declared`;
       out.push(change('property-removed', closedAfter ? 'breaking' : 'widening', child.pointer, child.argument, detail, propsBefore[name], undefined));
+      if (wasRequired === isRequired || wasRequired) reported.add(name);
     } else {
       compareSchemas(propsBefore[name], propsAfter[name], child, out);
     }

@@ -102,8 +102,19 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
   const text = document.getText();
 
   if (wants(CodeActionKind.QuickFix)) {
-    for (const diagnostic of params.context.diagnostics) {
-      if (diagnostic.source !== DIAGNOSTIC_SOURCE) continue;
+    // Some clients (Neovim 0.7) do not send Diagnostic.data back: such a diagnostic is matched
+    // with the current verification by code and start position instead.
+    let current: Awaited<ReturnType<LiveWorkspace['verification']>> | undefined;
+    for (const received of params.context.diagnostics) {
+      if (!received?.range) continue;
+      if (received.source !== undefined && received.source !== DIAGNOSTIC_SOURCE) continue;
+      let diagnostic = received;
+      if (received.data === undefined && typeof received.code === 'string' && received.code.startsWith('TP4')) {
+        current ??= await workspace.verification(file);
+        const offset = document.offsetAt(received.range.start);
+        const match = current.problems.find((found) => found.code === received.code && found.span.offset === offset);
+        if (match?.data) diagnostic = { ...received, data: match.data };
+      }
       const action = quickFixFor(document, text, diagnostic, workspace, folder, options);
       if (action) actions.push(action);
     }

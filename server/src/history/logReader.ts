@@ -21,6 +21,9 @@ import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type L
 
 export const DEFAULT_LOG_GLOB = '**/*.events.jsonl';
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
+/** Decoded strings are kept below V8's large-object size (see {@link splitLines}). */
+const SEGMENT_BYTES = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 export interface LogReaderOptions {
   /** Bytes per read (default 1 MiB). */
@@ -62,7 +65,7 @@ export class LogReader {
   /** Where the next complete line starts, and its number. */
   private next: LinePosition = { line: 1, offset: 0 };
   /** The bytes of a line not yet ended (torn, or still being written). */
-  private partial: Buffer = Buffer.alloc(0);
+  private partial: Buffer = EMPTY;
   /** True while skipping the rest of a line longer than `maxLineBytes`. */
   private skipping = false;
   private headLength = 0;
@@ -99,7 +102,7 @@ export class LogReader {
     this.identity = undefined;
     this.readOffset = 0;
     this.next = { line: 1, offset: 0 };
-    this.partial = Buffer.alloc(0);
+    this.partial = EMPTY;
     this.skipping = false;
     this.headLength = 0;
     this.headHash = '';
@@ -177,16 +180,24 @@ export class LogReader {
       this.skipping = false;
       start = end + 1;
     }
-    const rest = chunk.subarray(start);
-    const last = rest.lastIndexOf(10);
-    if (last < 0) {
-      this.hold(rest);
-      return;
+    if (this.partial.length > 0) {
+      // Complete the held line on its own (a small copy), then go on without copying the chunk.
+      const end = chunk.indexOf(10, start);
+      if (end < 0) {
+        this.hold(chunk.subarray(start));
+        return;
+      }
+      const completed = Buffer.concat([this.partial, chunk.subarray(start, end + 1)]);
+      this.partial = EMPTY;
+      this.foldBytes(completed);
+      start = end + 1;
     }
-    const complete = this.partial.length > 0 ? Buffer.concat([this.partial, rest.subarray(0, last + 1)]) : rest.subarray(0, last + 1);
-    this.partial = Buffer.alloc(0);
-    this.foldBytes(complete);
-    this.hold(rest.subarray(last + 1));
+    const last = chunk.lastIndexOf(10);
+    if (last >= start) {
+      this.foldBytes(chunk.subarray(start, last + 1));
+      start = last + 1;
+    }
+    this.hold(chunk.subarray(start));
   }
 
   /** Holds the start of an unfinished line (a copy: the read buffer is reused). */
@@ -199,7 +210,7 @@ export class LogReader {
         reason: 'too-long',
         message: `the line is longer than ${this.maxLineBytes} bytes; it is skipped`,
       });
-      this.partial = Buffer.alloc(0);
+      this.partial = EMPTY;
       this.skipping = true;
       return;
     }
@@ -208,23 +219,9 @@ export class LogReader {
 
   /** Folds bytes that end with a line end, keeping byte offsets exact. */
   private foldBytes(bytes: Buffer): void {
-    const text = bytes.toString('utf8');
-    if (text.length === bytes.length || Buffer.byteLength(text) === bytes.length) {
-      // Each byte is one UTF-16 unit (ASCII), or re-encoding gives the same bytes: the core's
-      // offsets computed from the text are the file's byte offsets.
-      this.next = this.model.foldText(this.log, text, this.next, bytes.length);
-      return;
-    }
-    // Invalid UTF-8 somewhere: decode line by line so offsets stay exact.
-    let from = 0;
-    while (from < bytes.length) {
-      const end = bytes.indexOf(10, from);
-      let contentEnd = end;
-      if (contentEnd > from && bytes[contentEnd - 1] === 13) contentEnd--;
-      this.model.foldLine(this.log, bytes.toString('utf8', from, contentEnd), this.next);
-      this.next = { line: this.next.line + 1, offset: this.next.offset + (end + 1 - from) };
-      from = end + 1;
-    }
+    this.next = splitLines(bytes, this.next, (text, start, byteLength) => this.model.foldText(this.log, text, start, byteLength), (text, line, offset) =>
+      this.model.foldLine(this.log, text, { line, offset }),
+    );
   }
 
   /**
@@ -242,7 +239,7 @@ export class LogReader {
       }
       const buffer = Buffer.allocUnsafe(this.chunkSize);
       let position: LinePosition = { line: 1, offset: 0 };
-      let carry: Buffer = Buffer.alloc(0);
+      let carry: Buffer = EMPTY;
       let readAt = 0;
       const found: Execution[] = [];
       const visit = (text: string, line: number, offset: number): void => {
@@ -256,14 +253,24 @@ export class LogReader {
         const { bytesRead } = await handle.read(buffer, 0, Math.min(this.chunkSize, end - readAt), readAt);
         if (bytesRead === 0) break;
         readAt += bytesRead;
-        const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : buffer.subarray(0, bytesRead);
-        const last = data.lastIndexOf(10);
-        if (last < 0) {
-          carry = Buffer.from(data);
-          continue;
+        const chunk = buffer.subarray(0, bytesRead);
+        let start = 0;
+        if (carry.length > 0) {
+          const lineEnd = chunk.indexOf(10);
+          if (lineEnd < 0) {
+            carry = Buffer.concat([carry, chunk]);
+            continue;
+          }
+          position = foldLines(Buffer.concat([carry, chunk.subarray(0, lineEnd + 1)]), position, visit);
+          carry = EMPTY;
+          start = lineEnd + 1;
         }
-        position = foldLines(data.subarray(0, last + 1), position, visit);
-        carry = Buffer.from(data.subarray(last + 1));
+        const last = chunk.lastIndexOf(10);
+        if (last >= start) {
+          position = foldLines(chunk.subarray(start, last + 1), position, visit);
+          start = last + 1;
+        }
+        if (start < chunk.length) carry = Buffer.from(chunk.subarray(start));
         for (const execution of found) yield execution;
         found.length = 0;
       }
@@ -273,21 +280,52 @@ export class LogReader {
   }
 }
 
-/** Splits bytes that end with a line end into lines with exact byte offsets. */
-function foldLines(bytes: Buffer, start: LinePosition, visit: (text: string, line: number, offset: number) => void): LinePosition {
-  const text = bytes.toString('utf8');
-  if (text.length === bytes.length || Buffer.byteLength(text) === bytes.length) return forEachLine(text, start, visit, bytes.length);
+/**
+ * Decodes bytes that end with a line end, in segments of about {@link SEGMENT_BYTES} cut at line
+ * ends: strings that small stay in V8's young generation (a 1 MiB string is a "large object" that
+ * only a full GC frees, which costs both time and peak memory). A segment that is valid UTF-8 (the
+ * usual case) goes to `text` whole, with its byte length, so the core computes exact byte offsets;
+ * one with invalid UTF-8 is decoded line by line (`line`) so offsets stay exact anyway.
+ */
+function splitLines(
+  bytes: Buffer,
+  start: LinePosition,
+  text: (text: string, start: LinePosition, byteLength: number) => LinePosition,
+  line: (text: string, line: number, offset: number) => void,
+): LinePosition {
   let position = start;
   let from = 0;
   while (from < bytes.length) {
-    const end = bytes.indexOf(10, from);
-    let contentEnd = end;
-    if (contentEnd > from && bytes[contentEnd - 1] === 13) contentEnd--;
-    visit(bytes.toString('utf8', from, contentEnd), position.line, position.offset);
-    position = { line: position.line + 1, offset: position.offset + (end + 1 - from) };
-    from = end + 1;
+    let to = Math.min(from + SEGMENT_BYTES, bytes.length);
+    if (to < bytes.length) {
+      const end = bytes.lastIndexOf(10, to - 1);
+      to = end >= from ? end + 1 : bytes.indexOf(10, to) + 1;
+    }
+    const segment = bytes.subarray(from, to);
+    const decoded = segment.toString('utf8');
+    if (decoded.length === segment.length || Buffer.byteLength(decoded) === segment.length) {
+      // Each byte is one UTF-16 unit (ASCII), or re-encoding gives the same bytes: offsets computed
+      // from the text are the file's byte offsets.
+      position = text(decoded, position, segment.length);
+    } else {
+      let lineFrom = 0;
+      while (lineFrom < segment.length) {
+        const end = segment.indexOf(10, lineFrom);
+        let contentEnd = end;
+        if (contentEnd > lineFrom && segment[contentEnd - 1] === 13) contentEnd--;
+        line(segment.toString('utf8', lineFrom, contentEnd), position.line, position.offset);
+        position = { line: position.line + 1, offset: position.offset + (end + 1 - lineFrom) };
+        lineFrom = end + 1;
+      }
+    }
+    from = to;
   }
   return position;
+}
+
+/** Splits bytes that end with a line end into lines with exact byte offsets. */
+function foldLines(bytes: Buffer, start: LinePosition, visit: (text: string, line: number, offset: number) => void): LinePosition {
+  return splitLines(bytes, start, (text, at, byteLength) => forEachLine(text, at, visit, byteLength), visit);
 }
 
 async function readRange(handle: FileHandle, offset: number, length: number): Promise<Buffer> {
