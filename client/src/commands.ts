@@ -6,11 +6,13 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { ClearCacheRequest, RefreshRequest } from '../../server/src/protocol';
 import { credentialKey } from './languageClient';
+import { comparePinnedAndLive, type ReviewContentProvider, reviewAndRepin } from './review';
 
 export interface CommandContext {
   readonly extension: vscode.ExtensionContext;
   readonly outputChannel: vscode.OutputChannel;
   readonly client: () => LanguageClient | undefined;
+  readonly review: ReviewContentProvider;
 }
 
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('toolpin');
@@ -51,6 +53,20 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
     if (count === 0) void vscode.window.showInformationMessage('Toolpin: nothing drifted in this file.');
     return count;
   },
+
+  'toolpin.reviewRepin':
+    ({ client, review }) =>
+    async (uri?: unknown, position?: unknown) => {
+      const languageClient = client();
+      return languageClient ? reviewAndRepin(languageClient, review, uri, position) : 'cancelled';
+    },
+
+  'toolpin.comparePinnedAndLive':
+    ({ client, review }) =>
+    async (uri?: unknown, position?: unknown) => {
+      const languageClient = client();
+      return languageClient ? comparePinnedAndLive(languageClient, review, uri, position) : undefined;
+    },
 
   'toolpin.setCredential':
     ({ extension, client }) =>

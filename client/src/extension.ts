@@ -5,13 +5,16 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { createLanguageClient } from './languageClient';
+import { REVIEW_SCHEME, ReviewContentProvider } from './review';
 
 let client: LanguageClient | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const outputChannel = vscode.window.createOutputChannel('Toolpin', { log: true });
   context.subscriptions.push(outputChannel);
-  registerCommands({ extension: context, outputChannel, client: () => client });
+  const review = new ReviewContentProvider();
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review));
+  registerCommands({ extension: context, outputChannel, client: () => client, review });
   client = createLanguageClient(context, outputChannel);
   await client.start();
 }

@@ -17,10 +17,13 @@ export function credentialKey(name: string): string {
   return `toolpin.credential.${name}`;
 }
 
-/** Tells the server that this client answers toolpin/getCredential from VS Code's secret storage. */
+/**
+ * Tells the server that this client answers toolpin/getCredential from VS Code's secret storage and
+ * has the toolpin.reviewRepin command.
+ */
 class CredentialFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    capabilities.experimental = { ...(capabilities.experimental as object | undefined), toolpinCredentials: true };
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), toolpinCredentials: true, toolpinReview: true };
   }
   getState(): { kind: 'static' } {
     return { kind: 'static' };

@@ -3,7 +3,7 @@
  * It imports only `vscode-languageserver-protocol` types, so the VS Code client can import it
  * without pulling server code. Each message says who sends it.
  */
-import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
+import { NotificationType, RequestType, RequestType0, type WorkspaceEdit } from 'vscode-languageserver-protocol';
 
 /** Settings the server reads under the `toolpin` section (workspace/configuration). */
 export interface ToolpinSettings {
@@ -91,3 +91,35 @@ export interface ServerInfoResult {
 
 /** Client → server: describe the server. */
 export const ServerInfoRequest = new RequestType0<ServerInfoResult, void>('toolpin/serverInfo');
+
+/** Where a pin is: a document and a position on the pin, its tool name or its snapshot key. */
+export interface PinLocation {
+  uri: string;
+  position: { line: number; character: number };
+}
+
+/** What a review shows: the pin, the live pin, and both contents when they are known. */
+export interface PinDetails {
+  kind: 'schema' | 'tool';
+  tool: string;
+  server: string | null;
+  state: 'verified' | 'drifted' | 'missing' | 'ambiguous' | 'cannot-verify' | 'unpinned';
+  pinned: string | null;
+  live: string | null;
+  /** The pinned canonical content from the pin store, pretty-printed; null when not stored. */
+  pinnedContent: string | null;
+  /** The live canonical content, pretty-printed; null when the tool is not listed. */
+  liveContent: string | null;
+  /** One line on what changed, when both contents are known. */
+  change: string | null;
+}
+
+/** Client → server: the details of the pin at a location, for "Review and re-pin…" and "Compare". */
+export const PinDetailsRequest = new RequestType<PinLocation, PinDetails | null, void>('toolpin/pinDetails');
+
+/**
+ * Client → server: re-pin the pin at a location, but only if the server still serves the live pin
+ * the user reviewed (`expectedLive`): the server lists the tool's server again first. Returns the
+ * edit (with the store entry) to apply, or why it refused.
+ */
+export const RepinRequest = new RequestType<PinLocation & { expectedLive: string }, { applied: true; edit: WorkspaceEdit } | { applied: false; reason: string }, void>('toolpin/repin');

@@ -13,6 +13,7 @@ import { registerCodeLens } from './features/codeLens';
 import { registerCompletion } from './features/completion';
 import { registerDiagnostics } from './features/diagnostics';
 import { registerHover } from './features/hover';
+import { registerReview } from './features/review';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
 import {
@@ -89,6 +90,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let canWatchFiles = false;
   let trusted = true;
   let canCreateFiles = false;
+  let canReview = false;
   let folders: string[] = [];
 
   const redactor = new Redactor();
@@ -139,7 +141,9 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     if (typeof options?.trusted === 'boolean') trusted = options.trusted;
     folders = (params.workspaceFolders ?? []).map((folder) => uriToPath(folder.uri));
     if (folders.length === 0 && params.rootUri) folders = [uriToPath(params.rootUri)];
-    if (params.capabilities.experimental && (params.capabilities.experimental as { toolpinCredentials?: boolean }).toolpinCredentials) {
+    const experimental = (params.capabilities.experimental ?? {}) as { toolpinCredentials?: boolean; toolpinReview?: boolean };
+    canReview = experimental.toolpinReview === true;
+    if (experimental.toolpinCredentials) {
       editorCredentials = {
         resolve: async (name) => {
           try {
@@ -166,10 +170,11 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   });
 
   const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, () => settings);
-  registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles }));
+  registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles, canReview }));
   registerHover(connection, documents, workspace, runtime.now);
   registerCompletion(connection, documents, workspace);
   registerCodeLens(connection, documents, workspace, runtime.now);
+  registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
 
   const pullSettings = async (): Promise<void> => {
     if (!canPullConfiguration) return;

@@ -49,6 +49,8 @@ function isDriftData(data: unknown): data is DriftData {
 export interface EditBuilder {
   /** Whether the client can create files through a WorkspaceEdit. */
   readonly canCreateFiles: boolean;
+  /** Whether the client has the `toolpin.reviewRepin` command (the VS Code extension does). */
+  readonly canReview?: boolean;
 }
 
 /** A WorkspaceEdit with the document's edits and, when the client can, the store entries. */
@@ -99,6 +101,7 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
   const only = params.context.only;
   const wants = (kind: string): boolean => !only || only.some((requested) => kind === requested || kind.startsWith(`${requested}.`));
   const actions: CodeAction[] = [];
+  const reviewActions: CodeAction[] = [];
   const text = document.getText();
 
   if (wants(CodeActionKind.QuickFix)) {
@@ -115,9 +118,10 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
         const match = current.problems.find((found) => found.code === received.code && found.span.offset === offset);
         if (match?.data) diagnostic = { ...received, data: match.data };
       }
-      const action = quickFixFor(document, text, diagnostic, workspace, folder, options);
+      const action = quickFixFor(document, text, diagnostic, workspace, folder, options, reviewActions);
       if (action) actions.push(action);
     }
+    actions.push(...reviewActions);
   }
 
   if (wants(CodeActionKind.QuickFix) || wants(FIX_ALL_KIND) || wants(CodeActionKind.Source)) {
@@ -145,6 +149,7 @@ function quickFixFor(
   workspace: LiveWorkspace,
   folder: string,
   options: EditBuilder,
+  reviewActions: CodeAction[],
 ): CodeAction | undefined {
   const data = diagnostic.data as Record<string, unknown> | undefined;
   const offsetOf = (position: { line: number; character: number }): number => document.offsetAt(position);
@@ -153,6 +158,14 @@ function quickFixFor(
       if (!isDriftData(data)) return undefined;
       const span = { offset: offsetOf(diagnostic.range.start), length: offsetOf(diagnostic.range.end) - offsetOf(diagnostic.range.start) };
       const entry = storeEntryFor(data);
+      if (options.canReview) {
+        reviewActions.push({
+          title: `Review and re-pin "${data.tool}"…`,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diagnostic],
+          command: { title: 'Review and re-pin', command: 'toolpin.reviewRepin', arguments: [document.uri, diagnostic.range.start] },
+        });
+      }
       return {
         title: `Re-pin "${data.tool}" to ${data.live}`,
         kind: CodeActionKind.QuickFix,

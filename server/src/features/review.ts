@@ -1,0 +1,124 @@
+/**
+ * "Review and re-pin…": the details of a pin (both contents, what changed) for a diff the user
+ * reads, and a re-pin that applies only if the live hash is still the one reviewed — the server
+ * lists the tool's server again first, which closes the race between reading a diff and approving
+ * it ("blind approve").
+ */
+import type { Connection, TextDocuments } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { classifySchemaPinChange, classifyToolPinChange, prettyCanonicalJson, readStoreEntry } from '../core/changes';
+import { replacePinEdit, setSnapshotEntryEdits, storeEntry } from '../core/fixes';
+import { pinTargetAt } from '../core/locate';
+import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent } from '../core/pins';
+import { liveToolPin } from '../core/verify';
+import type { LiveWorkspace } from '../engine/liveWorkspace';
+import { PinDetailsRequest, type PinDetails, type PinLocation, RepinRequest } from '../protocol';
+import { runSafe } from '../util/runSafe';
+import { uriToPath } from '../util/uris';
+import { buildWorkspaceEdit, type EditBuilder } from './codeActions';
+
+function pretty(canonical: string): string {
+  try {
+    return prettyCanonicalJson(JSON.parse(canonical));
+  } catch {
+    return canonical;
+  }
+}
+
+interface Resolved {
+  document: TextDocument;
+  details: PinDetails;
+  target: NonNullable<ReturnType<typeof pinTargetAt>>;
+  liveContentCanonical: string | null;
+}
+
+async function resolve(location: PinLocation, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace): Promise<Resolved | null> {
+  const document = documents.get(location.uri);
+  if (!document) return null;
+  const file = uriToPath(document.uri);
+  workspace.setOpenDocument(file, document.getText());
+  const analysis = workspace.analysis(file);
+  const target = analysis ? pinTargetAt(analysis, document.offsetAt(location.position)) : undefined;
+  if (!target) return null;
+  const verification = await workspace.verification(file);
+  const verdict = target.pinSpan ? verification.verdicts.find((candidate) => candidate.span.offset === target.pinSpan!.offset) : undefined;
+  const { definition, listing } = await workspace.serverFor(file, target.kind, target.tool, verdict?.server ?? target.server);
+  const tools = listing?.status === 'listed' ? listing.listing.tools.filter((tool) => tool.name === target.tool) : [];
+  let live: string | null = null;
+  let liveContentCanonical: string | null = null;
+  if (tools.length > 0) {
+    if (target.kind === 'tool') {
+      const pin = liveToolPin(tools);
+      if ('pin' in pin) {
+        live = pin.pin;
+        liveContentCanonical = pin.content;
+      }
+    } else if (tools[0]!.inputSchema !== undefined) {
+      liveContentCanonical = schemaPinContent(tools[0]!.inputSchema);
+      live = schemaPin(tools[0]!.inputSchema);
+    }
+  }
+  const stored = target.pin ? await workspace.pinnedContent(file, target.pin) : undefined;
+  let change: string | null = null;
+  if (target.pin && stored !== undefined && tools[0]) {
+    const entry = readStoreEntry(target.pin, stored);
+    if (entry.ok) change = (entry.pin === 'schema' ? classifySchemaPinChange(entry.inputSchema, tools[0]) : classifyToolPinChange(entry.tool, tools[0])).summary;
+  }
+  const details: PinDetails = {
+    kind: target.kind,
+    tool: target.tool,
+    server: definition?.name ?? null,
+    state: verdict?.state ?? 'unpinned',
+    pinned: target.pin ? formatPin(target.pin.algorithm, target.pin.hex, target.pin.style) : null,
+    live,
+    pinnedContent: stored !== undefined ? pretty(stored) : null,
+    liveContent: liveContentCanonical !== null ? pretty(liveContentCanonical) : null,
+    change,
+  };
+  return { document, details, target, liveContentCanonical };
+}
+
+export function registerReview(
+  connection: Connection,
+  documents: TextDocuments<TextDocument>,
+  workspace: LiveWorkspace,
+  options: () => EditBuilder,
+): void {
+  connection.onRequest(PinDetailsRequest, (location, token) =>
+    runSafe(connection.console, 'toolpin/pinDetails', token, null, async () => (await resolve(location, documents, workspace))?.details ?? null),
+  );
+
+  connection.onRequest(RepinRequest, (params, token) =>
+    runSafe(connection.console, 'toolpin/repin', token, { applied: false as const, reason: 'internal error' }, async () => {
+      const before = await resolve(params, documents, workspace);
+      if (!before) return { applied: false as const, reason: 'there is no pin at this position' };
+      // List the server again: the approval must hold for what the server serves now.
+      if (before.details.server) await workspace.refresh([before.details.server]);
+      const now = await resolve(params, documents, workspace);
+      if (!now?.details.live || !now.liveContentCanonical) return { applied: false as const, reason: `the server no longer serves "${before.details.tool}" in a form that can be pinned` };
+      const algorithm = now.target.kind === 'schema' ? 'fnv1a64' : 'sha256';
+      const expected = parsePin(params.expectedLive, algorithm);
+      const current = parsePin(now.details.live, algorithm);
+      if (!isParsedPin(expected) || !isParsedPin(current) || expected.hex !== current.hex) {
+        return {
+          applied: false as const,
+          reason: `the live tool changed after your review: you reviewed ${params.expectedLive}, the server now serves ${now.details.live}. Review it again.`,
+        };
+      }
+      const style = now.target.pin?.style ?? 'prefixed';
+      const newPin = formatPin(current.algorithm, current.hex, style);
+      const text = now.document.getText();
+      const edits =
+        now.target.pinSpan !== undefined
+          ? [replacePinEdit(now.target.pinSpan, newPin)]
+          : now.target.kind === 'tool'
+            ? setSnapshotEntryEdits(text, now.target.instance, now.target.tool, newPin)
+            : [];
+      if (edits.length === 0) return { applied: false as const, reason: 'this step has no expectedSchemaHash to re-pin' };
+      const entry = storeEntry(current.algorithm, current.hex, now.liveContentCanonical);
+      const folder = workspace.folderOf(uriToPath(now.document.uri));
+      return { applied: true as const, edit: buildWorkspaceEdit(now.document, edits, [{ folder, ...entry }], options()) };
+    }),
+  );
+}
+
