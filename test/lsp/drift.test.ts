@@ -88,6 +88,27 @@ describe('drift in the editor, live', () => {
     assert.match(value, /"shout"/, 'the live schema is shown');
   });
 
+  test('completion offers live tool names, server names and the live pin', async () => {
+    const lines = text.split('\n');
+    const line = lines.findIndex((candidate) => candidate.includes('expectedSchemaHash'));
+    const at = (needle: string, delta: number): { line: number; character: number } => ({ line, character: lines[line]!.indexOf(needle) + delta });
+    type Items = Array<{ label: string; detail?: string }>;
+    const tools = (await server.connection.sendRequest('textDocument/completion', { textDocument: { uri }, position: at('"echo_upper"', 1) })) as Items;
+    assert.deepEqual(tools.map((item) => item.label).sort(), ['add_numbers', 'echo_upper', 'reverse_text']);
+    const servers = (await server.connection.sendRequest('textDocument/completion', { textDocument: { uri }, position: at('"demo"', 1) })) as Items;
+    assert.deepEqual(servers.map((item) => item.label), ['demo']);
+    const pins = (await server.connection.sendRequest('textDocument/completion', { textDocument: { uri }, position: at('"fnv1a64:', 1) })) as Items;
+    assert.equal(pins.length, 1);
+    assert.match(pins[0]!.label, /^fnv1a64:[0-9a-f]{16}$/);
+    assert.notEqual(pins[0]!.label, ECHO_SCHEMA_PIN, 'the live pin, not the stale one');
+  });
+
+  test('the code lens counts the pins and offers Re-pin all and Refresh', async () => {
+    const lenses = (await server.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as Array<{ command: { title: string; command: string } }>;
+    assert.deepEqual(lenses.map((lens) => lens.command.command), ['toolpin.showOutput', 'toolpin.repinFile', 'toolpin.refresh']);
+    assert.match(lenses[0]!.command.title, /^1 pin · 1 drifted · verified (just now|\d+ s ago)$/);
+  });
+
   test('the re-pin quick fix applies, writes the store entry, and the diagnostic clears', async () => {
     const published = server.published.filter((params) => params.uri === uri).at(-1)!;
     const drift = published.diagnostics.find((diagnostic) => diagnostic.code === 'TP400')!;
