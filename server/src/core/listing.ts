@@ -114,7 +114,12 @@ export async function collectListing(fetchPage: FetchPage, limits: ListingLimits
       tools.push(tool);
     });
     const next = result.nextCursor;
-    if (typeof next !== 'string') break;
+    if (next === undefined || next === null) break;
+    if (typeof next !== 'string') {
+      // Not "no more pages": a cursor the client cannot send back. What follows is unknown.
+      incomplete = { code: 'malformed-page', message: `page ${pages} of tools/list has a nextCursor that is ${typeof next}, not a string` };
+      break;
+    }
     if (seenCursors.has(next)) {
       incomplete = { code: 'repeated-cursor', message: `the server repeated a pagination cursor on page ${pages}, so the listing would never end` };
       break;

@@ -153,18 +153,34 @@ export class LogReader {
     }
   }
 
-  /** Reads [readOffset, size) in chunks and folds every completed line. */
+  /**
+   * Reads [readOffset, size) in chunks and folds every completed line. Two buffers: the next chunk
+   * is being read while the current one is folded, so the disk and the CPU work at the same time.
+   */
   private async readTail(handle: FileHandle, size: number): Promise<number> {
     let total = 0;
-    const buffer = Buffer.allocUnsafe(this.chunkSize);
-    while (this.readOffset < size) {
-      const want = Math.min(this.chunkSize, size - this.readOffset);
-      const { bytesRead } = await handle.read(buffer, 0, want, this.readOffset);
-      if (bytesRead === 0) break;
+    const buffers = [Buffer.allocUnsafe(this.chunkSize), Buffer.allocUnsafe(this.chunkSize)];
+    let position = this.readOffset;
+    let turn = 0;
+    const readNext = (): Promise<{ bytesRead: number; buffer: Buffer; want: number }> | undefined => {
+      if (position >= size) return undefined;
+      const buffer = buffers[turn++ % 2]!;
+      const want = Math.min(this.chunkSize, size - position);
+      const reading = handle.read(buffer, 0, want, position).then((result) => ({ ...result, want }));
+      position += want;
+      return reading;
+    };
+    let pending = readNext();
+    while (pending) {
+      const { bytesRead, buffer, want } = await pending;
+      // A short read means the file shrank meanwhile: stop; the next update sees the truncation.
+      const short = bytesRead < want;
+      // The other buffer is free: its chunk was folded before this one was awaited.
+      pending = short ? undefined : readNext();
       this.readOffset += bytesRead;
       total += bytesRead;
       this.totalBytesRead += bytesRead;
-      this.consume(buffer.subarray(0, bytesRead));
+      if (bytesRead > 0) this.consume(buffer.subarray(0, bytesRead));
     }
     return total;
   }

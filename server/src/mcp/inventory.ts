@@ -59,6 +59,7 @@ export class Inventory {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private disposed = false;
+  private readonly shutdown = new AbortController();
   /** How many sessions were opened in total (benchmarks and tests assert on it). */
   sessionsOpened = 0;
 
@@ -126,9 +127,11 @@ export class Inventory {
   /** Closes every session and ends every server process. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.shutdown.abort();
     const sessions = [...this.entries.values()].flatMap((entry) => (entry.session ? [entry.session] : []));
     for (const entry of this.entries.values()) entry.session = undefined;
     await Promise.all(sessions.map((session) => session.close()));
+    await Promise.allSettled([...this.entries.values()].map((entry) => entry.inflight));
   }
 
   /** The pids of running stdio servers, for tests that assert no process is left behind. */
@@ -213,6 +216,7 @@ export class Inventory {
         maxPages: this.options.maxPages ?? 100,
         clientVersion: this.options.clientVersion,
         log: this.options.log,
+        signal: this.shutdown.signal,
         onToolsChanged: () => this.onToolsChanged(entry),
         onClosed: () => {
           if (opened !== undefined && entry.session === opened) entry.session = undefined;

@@ -97,7 +97,12 @@ export class ProcessTreeStdioTransport implements Transport {
         if (child.pid !== undefined) liveGroups.add(child.pid);
         resolve();
       });
-      child.once('exit', () => this.finish());
+      // The leader exited on its own (a crash): report the close at once, then end the rest of the
+      // group, so a grandchild it started does not outlive it.
+      child.once('exit', () => {
+        this.finish();
+        void this.close();
+      });
       child.stdin!.on('error', (error) => this.onerror?.(error));
       child.stdout!.on('data', (chunk: Buffer) => {
         this.readBuffer.append(chunk);

@@ -29,6 +29,8 @@ export interface SessionOptions {
   readonly onToolsChanged?: () => void;
   /** Called when the connection ends on its own (the server exited or the stream closed). */
   readonly onClosed?: () => void;
+  /** Aborted when the owner shuts down: a server that is still starting is ended at once. */
+  readonly signal?: AbortSignal;
 }
 
 /** A failure with the reason a user sees. The message never contains a credential. */
@@ -84,11 +86,17 @@ export class McpSession {
           for (const line of text.split(/\r?\n/)) if (line.trim()) options.log(`[${definition.name} stderr] ${options.redactor.redact(line)}`);
         },
       });
+      if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
+      const onAbort = (): void => void stdio.close();
+      options.signal?.addEventListener('abort', onAbort);
       try {
         return await McpSession.initialize(definition, stdio, options, 'stdio', {});
       } catch (error) {
+        if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
         const stderr = stdio.stderr.trim().split('\n').slice(-3).join(' | ');
         throw McpSession.classify(error, definition, {}, stderr ? options.redactor.redact(stderr) : undefined);
+      } finally {
+        options.signal?.removeEventListener('abort', onAbort);
       }
     }
 
@@ -192,15 +200,21 @@ export class McpSession {
     const status = typeof code === 'number' && code >= 100 && code < 600 ? code : observed.status;
     const suffix = stderr ? ` (server said: ${stderr})` : '';
     if (status === 401) {
-      const oauth = /resource_metadata|realm=|oauth/i.test(observed.wwwAuthenticate ?? '') || !sentCredential;
-      if (!sentCredential && oauth) {
-        return new SessionError('authorization-required', `authorization required: the server answered HTTP 401${observed.wwwAuthenticate ? ` and asks for ${observed.wwwAuthenticate.split(/[ ,]/)[0]} authorization (OAuth)` : ''}; configure "auth" with a credentialRef`);
+      if (!sentCredential) {
+        // Nothing was sent, so this is not a rejected credential: the server wants authorization.
+        const oauth = /resource_metadata|oauth/i.test(observed.wwwAuthenticate ?? '');
+        const scheme = observed.wwwAuthenticate?.split(/[ ,]/)[0];
+        return new SessionError(
+          'authorization-required',
+          `authorization required: the server answered HTTP 401${oauth ? ' and offers only OAuth, which Toolpin does not perform' : scheme ? ` and asks for ${scheme} authorization` : ''}; configure "auth" with a credentialRef`,
+        );
       }
       return new SessionError('unauthorized', 'HTTP 401: the server rejected the credential');
     }
     if (status === 403) return new SessionError('forbidden', 'HTTP 403: the credential is not allowed to list tools');
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new SessionError('timeout', `the server did not answer within ${message.match(/\d+/)?.[0] ?? 'the'} ms`);
+      const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout;
+      return new SessionError('timeout', `the server did not answer within ${typeof timeout === 'number' ? `${timeout} ms` : 'the request timeout'}${suffix}`);
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return new SessionError(definition.transport?.kind === 'stdio' ? 'crashed' : 'unreachable', `the connection closed${suffix}`);
