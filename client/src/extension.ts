@@ -6,6 +6,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { createLanguageClient } from './languageClient';
 import { REVIEW_SCHEME, ReviewContentProvider } from './review';
+import { registerStatusBar } from './statusBar';
 
 let client: LanguageClient | undefined;
 
@@ -16,6 +17,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review));
   registerCommands({ extension: context, outputChannel, client: () => client, review });
   client = createLanguageClient(context, outputChannel);
+  registerStatusBar(context, client);
   await client.start();
 }
 

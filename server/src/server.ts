@@ -14,6 +14,7 @@ import { registerCompletion } from './features/completion';
 import { registerDiagnostics } from './features/diagnostics';
 import { registerHover } from './features/hover';
 import { registerReview } from './features/review';
+import { registerStatus } from './features/status';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
 import {
@@ -117,6 +118,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       onListingChanged: (definitions) => {
         if (!workspace) return;
         diagnostics.revalidate([...new Set(definitions.flatMap((definition) => workspace!.pathsUsing(definition)))]);
+        status.schedule();
       },
     });
   let inventory = makeInventory();
@@ -175,6 +177,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   registerCompletion(connection, documents, workspace);
   registerCodeLens(connection, documents, workspace, runtime.now);
   registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
+  const status = registerStatus(connection, workspace, runtime);
 
   const pullSettings = async (): Promise<void> => {
     if (!canPullConfiguration) return;
@@ -200,6 +203,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       }
       await scan();
       diagnostics.revalidateAll();
+      status.schedule();
     })().catch((error: unknown) => connection.console.error(`toolpin: start-up failed: ${String(error)}`));
     connection.workspace.onDidChangeWorkspaceFolders((event) => {
       const removed = new Set(event.removed.map((folder) => uriToPath(folder.uri)));

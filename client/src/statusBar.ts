@@ -1,0 +1,60 @@
+/**
+ * The status bar item: servers reachable / unreachable and pins drifted, from the server's
+ * `toolpin/status`. Clicking it opens a quick pick of the problems (drifted and missing pins,
+ * unreachable servers); choosing one opens its location.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { StatusNotification, type StatusParams } from '../../server/src/protocol';
+
+export const SHOW_PROBLEMS_COMMAND = 'toolpin.showProblems';
+
+/** The status bar text for a status; exported for tests. */
+export function statusText(status: StatusParams): { text: string; tooltip: string; warning: boolean } {
+  const reachable = status.servers.filter((server) => server.state === 'listed').length;
+  const unreachable = status.servers.filter((server) => server.state === 'unavailable').length;
+  const broken = status.pins.drifted + status.pins.missing;
+  const parts = [`$(pin) ${reachable}/${status.servers.length} servers`];
+  if (broken > 0) parts.push(`$(warning) ${status.pins.drifted} drifted${status.pins.missing > 0 ? `, ${status.pins.missing} missing` : ''}`);
+  else if (status.pins.verified > 0) parts.push(`$(check) ${status.pins.verified} verified`);
+  const tooltip = [
+    `Toolpin: ${status.pins.verified} verified, ${status.pins.drifted} drifted, ${status.pins.missing} missing, ${status.pins.cannotVerify + status.pins.ambiguous} unverified`,
+    ...status.servers.map((server) => `${server.name}: ${server.state === 'listed' ? `${server.tools} tools` : server.state === 'pending' ? 'listing…' : `cannot list — ${server.message ?? ''}`}`),
+  ].join('\n');
+  return { text: parts.join('  '), tooltip, warning: broken > 0 || unreachable > 0 };
+}
+
+export function registerStatusBar(context: vscode.ExtensionContext, client: LanguageClient): void {
+  const item = vscode.window.createStatusBarItem('toolpin.status', vscode.StatusBarAlignment.Left, 50);
+  item.name = 'Toolpin';
+  item.command = SHOW_PROBLEMS_COMMAND;
+  item.text = '$(pin) Toolpin';
+  let last: StatusParams | undefined;
+  context.subscriptions.push(item);
+  client.onNotification(StatusNotification, (status) => {
+    last = status;
+    const shown = statusText(status);
+    item.text = shown.text;
+    item.tooltip = shown.tooltip;
+    item.backgroundColor = shown.warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    item.show();
+  });
+  context.subscriptions.push(
+    vscode.commands.registerCommand(SHOW_PROBLEMS_COMMAND, async () => {
+      type Item = vscode.QuickPickItem & { uri?: vscode.Uri; range?: vscode.Range };
+      const items: Item[] = [];
+      for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+        for (const diagnostic of diagnostics) {
+          if (diagnostic.source !== 'toolpin' || diagnostic.severity > vscode.DiagnosticSeverity.Warning) continue;
+          items.push({ label: `$(${diagnostic.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning'}) ${String(typeof diagnostic.code === 'object' ? diagnostic.code.value : diagnostic.code)}`, description: vscode.workspace.asRelativePath(uri), detail: diagnostic.message, uri, range: diagnostic.range });
+        }
+      }
+      for (const server of last?.servers ?? []) {
+        if (server.state === 'unavailable') items.push({ label: `$(debug-disconnect) ${server.name}`, description: 'cannot list tools', detail: server.message ?? '' });
+      }
+      if (items.length === 0) items.push({ label: '$(check) No drifted or missing pins, and every server was listed' });
+      const picked = await vscode.window.showQuickPick(items, { title: 'Toolpin problems', matchOnDetail: true });
+      if (picked?.uri) await vscode.window.showTextDocument(picked.uri, { selection: picked.range });
+    }),
+  );
+}
