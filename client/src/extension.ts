@@ -10,7 +10,13 @@ import { registerStatusBar } from './statusBar';
 
 let client: LanguageClient | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+/** What `activate` returns to other extensions and to the in-host tests. */
+export interface ToolpinApi {
+  /** The running language client, for custom requests (`toolpin/pinDetails`, `toolpin/repin`, …). */
+  readonly client: LanguageClient | undefined;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<ToolpinApi> {
   const outputChannel = vscode.window.createOutputChannel('Toolpin', { log: true });
   context.subscriptions.push(outputChannel);
   const review = new ReviewContentProvider();
@@ -19,6 +25,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client = createLanguageClient(context, outputChannel);
   registerStatusBar(context, client);
   await client.start();
+  return {
+    get client() {
+      return client;
+    },
+  };
 }
 
 export async function deactivate(): Promise<void> {
