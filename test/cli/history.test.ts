@@ -161,6 +161,9 @@ describe('toolpin history (historyCommand, live fixture server)', () => {
     const report = JSON.parse(byHash.stdout) as HistoryReport;
     assert.deepEqual(statuses(report), [`demo/reverse_text@${REV_PIN}=pinned:2`]);
     assert.equal(byHash.status, 1);
+    const malformed = await run({ hash: 'fnv1a64:XYZ' });
+    assert.equal(malformed.status, 2);
+    assert.match(malformed.stderr, /--hash "fnv1a64:XYZ"/);
     const clean = await run({ tool: 'echo_upper' });
     assert.deepEqual(executionIds(JSON.parse(clean.stdout)), ['exec_A1', 'exec_A2']);
     assert.equal(clean.status, 0, clean.stderr);

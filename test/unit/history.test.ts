@@ -20,6 +20,7 @@ import {
   type LinePosition,
   normalizeHashQuery,
   parseEventLine,
+  parseTime,
   schemaPinsOf,
   selectHistory,
   utf8Length,
@@ -160,6 +161,34 @@ describe('parseEventLine', () => {
   test('never throws on garbage', () => {
     for (const text of ['{', '}', '\u0000', '{"type":"MCP_DISPATCHED","data":null}', '{"__proto__":{"type":"x"}}', '1e999999', '{"type":"MCP_DISPATCHED","seq":1e400}']) {
       assert.doesNotThrow(() => parseEventLine(text, P));
+    }
+  });
+});
+
+describe('parseTime', () => {
+  test('agrees with Date.parse on the fast path and off it', () => {
+    const samples = [
+      '2026-08-20T10:15:02.118Z',
+      '1999-12-31T23:59:59.999Z',
+      '2026-02-28T00:00:00.000Z',
+      '2026-02-29T00:00:00.000Z',
+      '2024-02-29T12:00:00.000Z',
+      '2026-01-31T23:00:00.000Z',
+      '2026-13-01T00:00:00.000Z',
+      '2026-00-10T00:00:00.000Z',
+      '2026-08-20T24:00:00.000Z',
+      '2026-08-20T10:60:00.000Z',
+      '2026-08-2xT10:15:02.118Z',
+      '2026-08-20 10:15:02.118Z',
+      '2026-08-20T10:15:02Z',
+      '2026-08-20T10:15:02.118+02:00',
+      '2026-08-20',
+      'yesterday',
+    ];
+    for (const sample of samples) assert.deepEqual(parseTime(sample), Date.parse(sample), sample);
+    for (let index = 0; index < 2000; index++) {
+      const text = new Date(Date.UTC(1970, 0, 1) + index * 987_654_321_7).toISOString();
+      assert.equal(parseTime(text), Date.parse(text), text);
     }
   });
 });

@@ -25,8 +25,9 @@
  * Exit status (as `toolpin check`): 0 no selected execution ran at a hash that is not live and
  * everything could be checked; 1 some did (a finding: what `--stale` lists); 2 none did, but
  * something could not be checked (a log could not be read, or a hash has no live answer —
- * always the case with `--offline` when there are executions). Malformed and torn lines never
- * change the status.
+ * always the case with `--offline` when there are executions), or a usage error (e.g. a
+ * malformed `--hash`). Malformed and torn lines never change the status. No logs at all is not
+ * an error (0, with a note on standard error) unless log arguments were given and match nothing.
  */
 import { stat } from 'node:fs/promises';
 import * as os from 'node:os';
@@ -48,6 +49,7 @@ import {
   schemaPinsOf,
   selectHistory,
 } from '../core/history';
+import { isParsedPin, parsePin } from '../core/pins';
 import type { ServerDefinition } from '../core/registry';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
@@ -119,6 +121,13 @@ function keyId(key: HistoryKey): string {
 }
 
 export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<number> {
+  if (args.hash !== undefined) {
+    const parsed = parsePin(normalizeHashQuery(args.hash), 'fnv1a64');
+    if (!isParsedPin(parsed)) {
+      io.stderr(`toolpin history: --hash ${JSON.stringify(args.hash)}: ${parsed.message}\n`);
+      return 2;
+    }
+  }
   const workspaceFolder = path.resolve(io.cwd, args.workspace ?? '.');
   let couldNotRead = false;
 

@@ -12,6 +12,7 @@ import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startServer, TOOLPIN_VERSION } from '../server';
 import { checkCommand } from './checkCommand';
 import { hashCommand } from './hashCommand';
+import { historyCommand } from './historyCommand';
 import { pinCommand } from './pinCommand';
 import { type CliIo, processIo } from './io';
 
@@ -24,21 +25,29 @@ Commands:
                          verify every pin against the live MCP servers
   pin [paths…]           show the re-pin of every drifted pin (with what changed); write
                          them and their pin-store entries with --yes
+  history [logs…]        which executions called which MCP tool at which schema hash (from
+                         *.events.jsonl logs; files, folders or globs; default: the workspace),
+                         and whether each hash is pinned, live or stale
   lsp --stdio            run the language server over standard input/output
 
 Options:
-  --format FORMAT        text (default) or json for hash; text, json or sarif for check
-  --workspace DIR        check: the folder stdio servers start in and .vscode/mcp.json and
+  --format FORMAT        text (default) or json for hash and history; text, json or sarif for check
+  --workspace DIR        check, pin, history: the folder stdio servers start in and .vscode/mcp.json and
                          .mcp.json are read from (default: the current folder)
-  --offline              check: do not contact servers; pins are reported as cannot verify
+  --offline              check, history: do not contact servers; pins are reported as cannot verify
   --timeout MS           check: timeout of one request to a server (default 10000)
   --concurrency N        check: servers listed at the same time (default 4)
   -y, --yes              pin: write without asking
-  --tool NAME            pin: only this tool's pins
+  --tool NAME            pin, history: only this tool
+  --hash H               history: only this schema hash (fnv1a64:<hex> or the 16 hex digits)
+  --stale                history: only executions at hashes the live server no longer serves
+  --limit N|all          history: executions listed per hash (default 20; all with --stale/--hash)
   -h, --help             show this help
 
 Exit status of check: 0 every pin verified and no error; 1 drift, a missing tool or an error;
 2 nothing drifted, but something could not be verified.
+Exit status of history: 0 nothing ran at a schema that is not live; 1 some executions did;
+2 none did, but something could not be checked (offline, a server not listed, a log unreadable).
   -v, --version          print the version
 `;
 
@@ -87,6 +96,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         concurrency: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
         tool: { type: 'string' },
+        hash: { type: 'string' },
+        stale: { type: 'boolean' },
+        limit: { type: 'string' },
       },
     });
   } catch (error) {
@@ -137,6 +149,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
         ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
         ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
+      });
+    }
+    case 'history': {
+      const format = parseFormat(values.format, ['text', 'json'] as const, io);
+      const timeout = parsePositiveInteger(values.timeout, 'timeout', io);
+      const concurrency = parsePositiveInteger(values.concurrency, 'concurrency', io);
+      const limit = values.limit === 'all' ? null : parsePositiveInteger(values.limit, 'limit', io);
+      if (!format || timeout === false || concurrency === false || limit === false) return 2;
+      return historyCommand(io, {
+        logs: rest,
+        format,
+        ...(values.tool !== undefined ? { tool: values.tool } : {}),
+        ...(values.hash !== undefined ? { hash: values.hash } : {}),
+        stale: values.stale === true,
+        ...(limit !== undefined ? { limit } : {}),
+        ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+        offline: values.offline === true,
+        ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
+        ...(concurrency !== undefined ? { concurrency } : {}),
       });
     }
     case 'lsp':
