@@ -4,6 +4,7 @@
  * without pulling server code. Each message says who sends it.
  */
 import { NotificationType, RequestType, RequestType0, type WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { HistoryExecutionReport, HistoryReport } from './core/history';
 
 /** Settings the server reads under the `toolpin` section (workspace/configuration). */
 export interface ToolpinSettings {
@@ -33,6 +34,10 @@ export interface ToolpinSettings {
   };
   /** User-level MCP servers, shaped like the `servers` of .vscode/mcp.json. */
   servers: Record<string, unknown>;
+  history: {
+    /** Globs (relative to each workspace folder) of dispatch-history logs; never in node_modules. */
+    logGlobs: string[];
+  };
 }
 
 export const DEFAULT_SETTINGS: ToolpinSettings = {
@@ -40,6 +45,7 @@ export const DEFAULT_SETTINGS: ToolpinSettings = {
   verify: { enable: true, requestTimeoutMs: 10_000, minTtlSeconds: 30, ttlSeconds: 300, concurrency: 4 },
   workspaceScan: { enable: true, maxFiles: 500 },
   servers: {},
+  history: { logGlobs: ['**/*.events.jsonl'] },
 };
 
 /** What the client passes in `initializationOptions`. */
@@ -123,3 +129,15 @@ export const PinDetailsRequest = new RequestType<PinLocation, PinDetails | null,
  * edit (with the store entry) to apply, or why it refused.
  */
 export const RepinRequest = new RequestType<PinLocation & { expectedLive: string }, { applied: true; edit: WorkspaceEdit } | { applied: false; reason: string }, void>('toolpin/repin');
+
+/** Client → server: the dispatch history of the workspace (the same report as `toolpin history --format json`). */
+export const HistoryRequest = new RequestType<{ staleOnly?: boolean }, HistoryReport | null, void>('toolpin/history');
+
+/** Client → server: every execution at one (server, tool, schema hash), read again from the logs. */
+export const HistoryExecutionsRequest = new RequestType<{ server: string; tool: string; schemaHash: string }, HistoryExecutionReport[], void>('toolpin/historyExecutions');
+
+/** Client → server: where a blueprint's step is, to open it from an execution. */
+export const LocateStepRequest = new RequestType<{ blueprint: string; stepId: string }, { uri: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } } | null, void>('toolpin/locateStep');
+
+/** Server → client: the dispatch history changed (a log grew, a listing changed); ask again. */
+export const HistoryChangedNotification = new NotificationType<{ logs: number }>('toolpin/historyChanged');

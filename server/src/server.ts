@@ -12,6 +12,7 @@ import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
 import { registerCodeLens } from './features/codeLens';
 import { registerCompletion } from './features/completion';
 import { registerDiagnostics } from './features/diagnostics';
+import { registerHistory } from './features/history';
 import { registerHover } from './features/hover';
 import { registerReview } from './features/review';
 import { registerStatus } from './features/status';
@@ -81,6 +82,9 @@ export function mergeSettings(received: unknown): ToolpinSettings {
       maxFiles: pick(scan.maxFiles, isCount, defaults.workspaceScan.maxFiles),
     },
     servers: pick(section.servers, (value) => typeof value === 'object' && value !== null && !Array.isArray(value), defaults.servers),
+    history: {
+      logGlobs: pick((section.history ?? {}).logGlobs, (value) => Array.isArray(value) && value.every((entry) => typeof entry === 'string'), defaults.history.logGlobs),
+    },
   };
 }
 
@@ -178,6 +182,8 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   registerCodeLens(connection, documents, workspace, runtime.now);
   registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
   const status = registerStatus(connection, workspace, runtime);
+  const history = registerHistory(connection, workspace, () => settings);
+  workspace.onDidChange(() => history.listingsChanged());
 
   const pullSettings = async (): Promise<void> => {
     if (!canPullConfiguration) return;
@@ -191,6 +197,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
 
   const scan = async (): Promise<void> => {
     await workspace!.setFolders(folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
+    history.setFolders(folders);
   };
 
   connection.onInitialized(() => {
@@ -198,7 +205,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       await pullSettings();
       if (canWatchFiles) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
-          watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/{mcp.json,.mcp.json}' }],
+          watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }],
         });
       }
       await scan();
@@ -230,7 +237,10 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   });
 
   connection.onDidChangeWatchedFiles((params) => {
-    for (const change of params.changes) void workspace!.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted);
+    for (const change of params.changes) {
+      if (change.uri.endsWith('.jsonl')) void history.update();
+      else void workspace!.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted);
+    }
   });
 
   connection.onNotification(DidChangeTrustNotification, (params) => {
@@ -265,6 +275,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
 
   connection.onShutdown(async () => {
     clearInterval(ttlTimer);
+    history.dispose();
     await inventory.dispose();
   });
   connection.onExit(() => {

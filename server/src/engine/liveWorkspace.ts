@@ -222,6 +222,11 @@ export class LiveWorkspace {
     return { ...result, registry };
   }
 
+  /** Asks for the listings of definitions (history and other views that need live data). */
+  requestListings(definitions: readonly ServerDefinition[]): void {
+    if (this.options.liveEnabled()) this.request(definitions);
+  }
+
   /** Fetches listings that are missing or stale, each on its own, and reports each arrival. */
   private request(definitions: readonly ServerDefinition[]): void {
     const inventory = this.options.inventory();

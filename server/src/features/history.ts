@@ -1,0 +1,141 @@
+/**
+ * Dispatch history in the editor: the read model over the workspace's `*.events.jsonl` logs
+ * (docs/formats.md §7), kept up to date incrementally (only appended bytes are read; truncation and
+ * rotation handled), served to the client's tree view by `toolpin/history`, with a change
+ * notification when a log grows or a listing changes.
+ *
+ * Pins come from the workspace's blueprints, live hashes from the same inventory that verifies
+ * pins; a server without a listing yet is asked for one and its hashes are "unknown" until then.
+ */
+import * as path from 'node:path';
+import type { Connection } from 'vscode-languageserver';
+import type { BlueprintModel } from '../core/blueprint';
+import {
+  type Execution,
+  HistoryModel,
+  type HistoryReport,
+  historyReport,
+  type LiveServer,
+  liveServerFromListing,
+  schemaPinsOf,
+} from '../core/history';
+import type { LiveWorkspace } from '../engine/liveWorkspace';
+import { findLogFiles, LogSet } from '../history/logReader';
+import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, LocateStepRequest, type ToolpinSettings } from '../protocol';
+import { runSafe } from '../util/runSafe';
+import { spanToRange } from '../util/toLsp';
+import { pathToUri } from '../util/uris';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+
+const POLL_MS = 2000;
+
+export interface HistoryFeature {
+  /** Re-reads the logs now (a watched file changed) and notifies the client when anything changed. */
+  update(): Promise<void>;
+  /** The folders changed: logs are discovered again. */
+  setFolders(folders: readonly string[]): void;
+  /** Listings changed: live statuses may differ. */
+  listingsChanged(): void;
+  dispose(): void;
+}
+
+export function registerHistory(connection: Connection, workspace: LiveWorkspace, settings: () => ToolpinSettings): HistoryFeature {
+  let folders: string[] = [];
+  const model = new HistoryModel();
+  const discover = async (): Promise<string[]> => {
+    const found: string[] = [];
+    for (const folder of folders) found.push(...(await findLogFiles(folder, settings().history.logGlobs)));
+    return found;
+  };
+  const idOf = (file: string): string => {
+    const folder = folders.find((candidate) => !path.relative(candidate, file).startsWith('..'));
+    return folder ? path.relative(folder, file).split(path.sep).join('/') : file;
+  };
+  const logs = new LogSet(model, discover, idOf);
+  let updating: Promise<void> | undefined;
+
+  const notify = (): void => void connection.sendNotification(HistoryChangedNotification, { logs: logs.files().length });
+
+  const update = (): Promise<void> => {
+    updating ??= (async () => {
+      const before = logs.files().length;
+      const result = await logs.update();
+      if (result.bytesRead > 0 || result.resets.length > 0 || result.removed.length > 0 || logs.files().length !== before) notify();
+    })()
+      .catch((error: unknown) => connection.console.error(`toolpin: reading dispatch logs failed: ${String(error)}`))
+      .finally(() => {
+        updating = undefined;
+      });
+    return updating;
+  };
+
+  const timer = setInterval(() => void update(), POLL_MS);
+  timer.unref();
+
+  /** Blueprints of the workspace, for pins and for locating steps. */
+  const blueprints = (): Array<{ model: BlueprintModel; file: string }> =>
+    workspace.paths().flatMap((file) => {
+      const analysis = workspace.analysis(file);
+      return analysis?.kind === 'blueprint' ? [{ model: analysis.model as BlueprintModel, file }] : [];
+    });
+
+  /** Live schema hashes of the servers the logs name, from the inventory (asking for missing ones). */
+  const liveSchemas = async (): Promise<Map<string, LiveServer>> => {
+    const live = new Map<string, LiveServer>();
+    const names = new Set(model.keys().map((key) => key.server));
+    const anyFile = workspace.paths()[0] ?? path.join(folders[0] ?? '.', 'workspace.blueprint.json');
+    for (const { definition, listing } of await workspace.servers(anyFile)) {
+      if (!names.has(definition.name)) continue;
+      if (listing?.status === 'listed') live.set(definition.name, liveServerFromListing(listing.listing));
+      else if (listing?.status === 'unavailable') live.set(definition.name, { state: 'unavailable', reason: listing.message });
+      else workspace.requestListings([definition]);
+    }
+    return live;
+  };
+
+  connection.onRequest(HistoryRequest, (params, token) =>
+    runSafe<HistoryReport | null>(connection.console, 'toolpin/history', token, null, async () => {
+      await update();
+      const pins = schemaPinsOf(blueprints());
+      return historyReport(model, { staleOnly: params.staleOnly === true }, { pins, live: await liveSchemas(), logs: logs.files().map(idOf) });
+    }),
+  );
+
+  connection.onRequest(HistoryExecutionsRequest, (params, token) =>
+    runSafe(connection.console, 'toolpin/historyExecutions', token, [], async () => {
+      const executions: Execution[] = [];
+      for await (const execution of logs.streamExecutions(params)) executions.push(execution);
+      const pins = schemaPinsOf(blueprints());
+      const report = historyReport(model, { tool: params.tool, hash: params.schemaHash, limit: null }, {
+        pins,
+        live: await liveSchemas(),
+        allExecutions: (key) => (key.server === params.server && key.tool === params.tool && key.schemaHash === params.schemaHash ? executions : undefined),
+      });
+      return report.servers.find((server) => server.server === params.server)?.tools.find((tool) => tool.tool === params.tool)?.hashes.find((hash) => hash.schemaHash === params.schemaHash)?.executions ?? [];
+    }),
+  );
+
+  connection.onRequest(LocateStepRequest, (params, token) =>
+    runSafe(connection.console, 'toolpin/locateStep', token, null, () => {
+      for (const { model: blueprint, file } of blueprints()) {
+        if (blueprint.name?.value !== params.blueprint) continue;
+        const step = blueprint.steps.find((candidate) => candidate.id?.value === params.stepId);
+        if (!step?.id) continue;
+        const text = workspace.text(file) ?? '';
+        const document = TextDocument.create(pathToUri(file), 'jsonc', 0, text);
+        return { uri: document.uri, range: spanToRange(document, step.id.span) };
+      }
+      return null;
+    }),
+  );
+
+  return {
+    update,
+    setFolders: (next) => {
+      folders = [...next];
+      void update();
+    },
+    listingsChanged: notify,
+    dispose: () => clearInterval(timer),
+  };
+}
