@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
+import { followHistoryChanges, registerDispatchHistoryView } from './dispatchHistoryView';
 import { createLanguageClient } from './languageClient';
 import { REVIEW_SCHEME, ReviewContentProvider } from './review';
 import { registerStatusBar } from './statusBar';
@@ -22,8 +23,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Toolpi
   const review = new ReviewContentProvider();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, review));
   registerCommands({ extension: context, outputChannel, client: () => client, review });
+  const history = registerDispatchHistoryView(context, () => client);
   client = createLanguageClient(context, outputChannel);
   registerStatusBar(context, client);
+  followHistoryChanges(client, history);
   await client.start();
   return {
     get client() {

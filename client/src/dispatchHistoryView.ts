@@ -1,0 +1,177 @@
+/**
+ * The dispatch-history tree: server → tool → schema hash (pinned / live / stale, count, last
+ * seen) → executions (id, blueprint/step, time). Its data comes from the language server
+ * (`toolpin/history`), never from parsing logs here. Selecting an execution opens its blueprint
+ * step; a filter shows stale hashes only; executions' ids can be copied.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  HistoryChangedNotification,
+  type HistoryExecutionReport,
+  HistoryExecutionsRequest,
+  type HistoryHashReport,
+  type HistoryReport,
+  HistoryRequest,
+  type HistoryToolReport,
+  LocateStepRequest,
+} from '../../server/src/protocol';
+
+export const HISTORY_VIEW_ID = 'toolpin.dispatchHistory';
+const STALE_CONTEXT = 'toolpin.history.staleOnly';
+
+type Node =
+  | { kind: 'server'; server: string; tools: HistoryToolReport[] }
+  | { kind: 'tool'; server: string; tool: HistoryToolReport }
+  | { kind: 'hash'; server: string; tool: string; hash: HistoryHashReport }
+  | { kind: 'execution'; execution: HistoryExecutionReport }
+  | { kind: 'more'; server: string; tool: string; hash: HistoryHashReport };
+
+const STATUS_LABEL: Record<string, string> = { 'pinned+live': 'pinned · live', live: 'live', pinned: 'pinned · not live', stale: 'stale', unknown: 'live unknown' };
+
+function age(at: string): string {
+  const milliseconds = Date.now() - Date.parse(at);
+  if (!Number.isFinite(milliseconds)) return at;
+  const minutes = Math.round(milliseconds / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 120) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
+}
+
+export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private report: HistoryReport | null = null;
+  private readonly expanded = new Map<string, HistoryExecutionReport[]>();
+  staleOnly = false;
+
+  constructor(private readonly client: () => LanguageClient | undefined) {}
+
+  refresh(): void {
+    this.report = null;
+    this.expanded.clear();
+    this.changed.fire(undefined);
+  }
+
+  private async load(): Promise<HistoryReport | null> {
+    const client = this.client();
+    if (!client) return null;
+    this.report ??= await client.sendRequest(HistoryRequest, { staleOnly: this.staleOnly });
+    return this.report;
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (!node) {
+      const report = await this.load();
+      return (report?.servers ?? []).map((server) => ({ kind: 'server', server: server.server, tools: server.tools }));
+    }
+    switch (node.kind) {
+      case 'server':
+        return node.tools.map((tool) => ({ kind: 'tool', server: node.server, tool }));
+      case 'tool':
+        return node.tool.hashes.map((hash) => ({ kind: 'hash', server: node.server, tool: node.tool.tool, hash }));
+      case 'hash': {
+        const all = this.expanded.get(`${node.server}\u0000${node.tool}\u0000${node.hash.schemaHash}`);
+        const executions: Node[] = (all ?? node.hash.executions).map((execution) => ({ kind: 'execution', execution }));
+        if (!all && !node.hash.executionsComplete) executions.push({ kind: 'more', server: node.server, tool: node.tool, hash: node.hash });
+        return executions;
+      }
+      default:
+        return [];
+    }
+  }
+
+  /** Loads every execution of a hash (beyond the most recent ones held in memory). */
+  async showAll(node: Extract<Node, { kind: 'more' }>): Promise<void> {
+    const client = this.client();
+    if (!client) return;
+    const all = await client.sendRequest(HistoryExecutionsRequest, { server: node.server, tool: node.tool, schemaHash: node.hash.schemaHash });
+    this.expanded.set(`${node.server}\u0000${node.tool}\u0000${node.hash.schemaHash}`, all);
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    switch (node.kind) {
+      case 'server': {
+        const item = new vscode.TreeItem(node.server, vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = new vscode.ThemeIcon('server');
+        item.contextValue = 'server';
+        return item;
+      }
+      case 'tool': {
+        const item = new vscode.TreeItem(node.tool.tool, vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = new vscode.ThemeIcon('tools');
+        item.description = node.tool.liveState === 'served' ? `live ${node.tool.liveHash}` : node.tool.liveState === 'not-served' ? 'not served' : 'live unknown';
+        item.tooltip = node.tool.liveReason ?? undefined;
+        return item;
+      }
+      case 'hash': {
+        const stale = node.hash.live === false;
+        const item = new vscode.TreeItem(node.hash.schemaHash, vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : node.hash.live ? 'pass' : 'question', stale ? new vscode.ThemeColor('list.warningForeground') : undefined);
+        item.description = `${STATUS_LABEL[node.hash.status] ?? node.hash.status} · ${node.hash.count} · last ${age(node.hash.lastSeen.at)}`;
+        item.tooltip = `${node.hash.count} execution(s) at ${node.hash.schemaHash}${node.hash.ranAfterDrift ? `, ${node.hash.ranAfterDrift} after drift` : ''}`;
+        item.contextValue = stale ? 'hash.stale' : 'hash';
+        return item;
+      }
+      case 'execution': {
+        const item = new vscode.TreeItem(node.execution.executionId, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.execution.ranAfterDrift ? 'error' : 'history');
+        item.description = `${node.execution.blueprint ?? '?'}/${node.execution.stepId ?? '?'} · ${node.execution.at}`;
+        item.tooltip = `${node.execution.log}:${node.execution.line} (seq ${node.execution.seq})${node.execution.ranAfterDrift ? ' — ran after the server had moved on' : ''}`;
+        item.contextValue = 'execution';
+        item.command = { command: 'toolpin.history.openStep', title: 'Open Step', arguments: [node] };
+        return item;
+      }
+      case 'more': {
+        const item = new vscode.TreeItem(`Show all ${node.hash.count} executions…`, vscode.TreeItemCollapsibleState.None);
+        item.command = { command: 'toolpin.history.showAll', title: 'Show All', arguments: [node] };
+        return item;
+      }
+    }
+  }
+}
+
+export function registerDispatchHistoryView(context: vscode.ExtensionContext, client: () => LanguageClient | undefined): DispatchHistoryProvider {
+  const provider = new DispatchHistoryProvider(client);
+  const view = vscode.window.createTreeView(HISTORY_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  void vscode.commands.executeCommand('setContext', STALE_CONTEXT, false);
+  const setStaleOnly = async (value: boolean): Promise<void> => {
+    provider.staleOnly = value;
+    view.description = value ? 'stale hashes only' : undefined;
+    await vscode.commands.executeCommand('setContext', STALE_CONTEXT, value);
+    provider.refresh();
+  };
+  context.subscriptions.push(
+    view,
+    vscode.commands.registerCommand('toolpin.history.refresh', () => provider.refresh()),
+    vscode.commands.registerCommand('toolpin.history.showStaleOnly', () => setStaleOnly(true)),
+    vscode.commands.registerCommand('toolpin.history.showAllHashes', () => setStaleOnly(false)),
+    vscode.commands.registerCommand('toolpin.history.showAll', (node: Parameters<DispatchHistoryProvider['showAll']>[0]) => provider.showAll(node)),
+    vscode.commands.registerCommand('toolpin.history.copyExecutionId', async (node?: { kind: string; execution?: HistoryExecutionReport }) => {
+      const id = node?.execution?.executionId;
+      if (id) await vscode.env.clipboard.writeText(id);
+      return id;
+    }),
+    vscode.commands.registerCommand('toolpin.history.openStep', async (node?: { execution?: HistoryExecutionReport }) => {
+      const execution = node?.execution;
+      const languageClient = client();
+      if (!execution?.blueprint || !execution.stepId || !languageClient) return false;
+      const location = await languageClient.sendRequest(LocateStepRequest, { blueprint: execution.blueprint, stepId: execution.stepId });
+      if (!location) {
+        void vscode.window.showWarningMessage(`Toolpin: no blueprint "${execution.blueprint}" with step "${execution.stepId}" in the workspace.`);
+        return false;
+      }
+      const range = new vscode.Range(location.range.start.line, location.range.start.character, location.range.end.line, location.range.end.character);
+      await vscode.window.showTextDocument(vscode.Uri.parse(location.uri), { selection: range });
+      return true;
+    }),
+  );
+  return provider;
+}
+
+/** Wires the server's change notification to the tree (once the client is running). */
+export function followHistoryChanges(client: LanguageClient, provider: DispatchHistoryProvider): void {
+  client.onNotification(HistoryChangedNotification, () => provider.refresh());
+}
