@@ -9,44 +9,55 @@
  * are 3 fixture servers (test/fixtures/servers/fixture-server.mjs, 50 tools each with names unique
  * to the server, `--delay-ms 150` before every tools/list answer, like a remote server) and 2 real
  * ones from node_modules (server-everything over stdio, server-memory). Every pin is computed from a
- * first, raw listing made with the SDK before anything is timed, so every pin must verify.
+ * first, raw listing made with the SDK before anything is timed, so every pin must verify; every
+ * step has `arguments` that its tool's live input schema accepts (`{{…}}` templates for the required
+ * properties), so the argument check runs on every step and finds nothing.
  *
  * Measured in each round, interleaved, the order rotated every round:
- *   ours        the cold path of `toolpin check`: find + read + analyze the 1,005 files, build the
- *               registry, a NEW Inventory (default concurrency, keepAlive false), ensure every
- *               needed definition as the CLI does, dispose, verify every document. Asserts that
- *               every pin is verified and that exactly 5 sessions were opened.
+ *   ours        the cold path of `toolpin check`: its own `verifyPaths` with the CLI's own I/O,
+ *               which finds, reads (one file after another) and analyzes the 1,005 files, builds
+ *               the registry, makes a NEW Inventory (default concurrency, keepAlive false), ensures
+ *               every needed definition, disposes, looks the pins up in the pin store and verifies
+ *               every document; only rendering the report is left out. Phases are timed by
+ *               wrapping Inventory.prototype.ensure/dispose. Asserts that every pin is verified,
+ *               that there is no problem at all, and that exactly 5 sessions were opened.
  *   floor       the same 5 listings made directly with the SDK (`Client` + `StdioClientTransport`,
  *               `listTools` following cursors), all 5 in parallel (Promise.all), then closed.
+ *   floor, own sessions   the same, but each server process started in its own session
+ *               (`detached: true`), as our transport starts them. On Linux with autogroup scheduling
+ *               (`kernel.sched_autogroup_enabled=1`) every session gets its own share of the CPU, so
+ *               on a shared machine ours gets more CPU than the plain floor; this floor is like for
+ *               like. Done by wrapping `child_process.spawn` during this measure only.
  *   sequential  the same 5 SDK listings one after another.
  *   verify-only analysis + verification of the same 1,005 documents from memory, against the listings
  *               of the last `ours` run: the CPU part of `ours`, without any I/O.
  * Ratios are taken within a round (samples taken back to back) and reported as median, min, max:
  *   ours / floor        near 1 means the CLI path adds nothing over the bare SDK listings
+ *                       (against both floors)
  *   sequential / ours   the gain from listing the servers in parallel
  * Finally `node dist/cli.js check <tempdir> --format json` runs once, end to end.
  *
- * Options: --rounds=N (default 7, at least 5), --delay-ms=N (default 150), --no-real (5 fixture
+ * Options: --rounds=N (default 5, at least 5), --delay-ms=N (default 150), --no-real (5 fixture
  *          servers, no real ones), --diagnose (adds "ours" with concurrency 5 to every round),
- *          --keep (keep the temp dir). Exit 1 if any pin is not verified or the session count is
- *          not 5. Results: bench/results/verification.json.
+ *          --keep (keep the temp dir). Exit 1 if any pin is not verified, any problem is found,
+ *          the session count is not exactly 5, or the CLI does not exit 0.
+ *          Results: bench/results/verification.json.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, homedir, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { z } from 'zod';
-import type { ConnectorModel } from '../server/src/core/connector';
 import { analyzeDocument, documentKindOf } from '../server/src/core/documents';
 import { schemaPin, toolPin } from '../server/src/core/pins';
 import type { ServerRegistry } from '../server/src/core/registry';
 import { summarize, type PinState } from '../server/src/core/verify';
-import { findDocuments } from '../server/src/cli/checkCommand';
+import { verifyPaths } from '../server/src/cli/checkCommand';
+import { type CliIo, processIo } from '../server/src/cli/io';
 import { type AnalyzedDocument, definitionsNeeded, verifyDocuments } from '../server/src/engine/verifyWorkspace';
-import { buildWorkspaceRegistry } from '../server/src/engine/workspaceRegistry';
-import { environmentCredentials, Redactor } from '../server/src/mcp/credentials';
 import { Inventory } from '../server/src/mcp/inventory';
 import { TOOLPIN_VERSION } from '../server/src/server';
 
@@ -62,7 +73,7 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
-const ROUNDS = Math.max(5, Math.floor(option('rounds', 7)));
+const ROUNDS = Math.max(5, Math.floor(option('rounds', 5)));
 const DELAY_MS = Math.floor(option('delay-ms', 150));
 const REAL_SERVERS = !process.argv.includes('--no-real');
 const DIAGNOSE = process.argv.includes('--diagnose');
@@ -170,6 +181,23 @@ if (REAL_SERVERS) {
 const SERVERS = specs.length;
 
 // ---------------------------------------------------------------------------------------------
+// Own sessions for the floor's servers: the SDK spawns through cross-spawn, which calls
+// `child_process.spawn` of the shared module object at call time, so wrapping it here reaches the
+// SDK. Only calls that do not choose `detached` themselves are changed, and only while
+// `ownSessions` is set (ours always passes `detached: true`, so it is never changed).
+
+const childProcessModule = createRequire(__filename)('node:child_process') as { spawn: (...args: unknown[]) => unknown };
+const originalSpawn = childProcessModule.spawn;
+let ownSessions = false;
+childProcessModule.spawn = (...args: unknown[]): unknown => {
+  const options = args[2];
+  if (ownSessions && typeof options === 'object' && options !== null && (options as { detached?: boolean }).detached === undefined) {
+    args = [args[0], args[1], { ...options, detached: true }];
+  }
+  return Reflect.apply(originalSpawn, childProcessModule, args);
+};
+
+// ---------------------------------------------------------------------------------------------
 // Listing with the SDK directly (the floor, and the first listing the pins are computed from)
 
 const ANY_RESULT = z.any();
@@ -232,6 +260,18 @@ async function rawListing(spec: ServerSpec): Promise<RawTool[]> {
 
 // ---------------------------------------------------------------------------------------------
 // The workspace: 5 connectors, 1,000 blueprints, every pin computed from the first listing
+
+/**
+ * Arguments that the tool's live input schema accepts, so that the argument check (TP410) runs on
+ * every step and finds nothing: each required property (or, when none is required, the first one)
+ * gets a value that is exactly one `{{…}}` template, which stands for any value.
+ */
+function argumentsFor(inputSchema: unknown): Record<string, string> {
+  const schema = (typeof inputSchema === 'object' && inputSchema !== null ? inputSchema : {}) as { properties?: Record<string, unknown>; required?: unknown };
+  const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const names = required.length > 0 ? required : Object.keys(schema.properties ?? {}).slice(0, 1);
+  return Object.fromEntries(names.map((name) => [name, `{{event.${name}}}`]));
+}
 
 interface Workspace {
   readonly pins: number;
@@ -298,7 +338,7 @@ async function generateWorkspace(): Promise<Workspace> {
           toolName: tool.name,
           expectedSchemaHash: schemaPin(tool.inputSchema),
           ...(named ? { server: specs[server]!.name } : {}),
-          arguments: { note: `{{event.subject}} #${step}`, apiKey: { $secret: 'SERVICE_API_KEY' } },
+          arguments: argumentsFor(tool.inputSchema),
         },
         on: { schemaDrift: 'report', toolNotFound: 'report' },
       });
@@ -321,93 +361,100 @@ const failures: string[] = [];
 
 interface OursSample {
   readonly totalMs: number;
-  /** find + read + analyze every file. */
+  /** find + read + analyze every file, build the registry: until the first inventory.ensure. */
   readonly analyzeMs: number;
-  readonly registryMs: number;
   /** inventory.ensure of every needed definition (connect, list, close of each session). */
   readonly listMs: number;
   readonly disposeMs: number;
-  readonly verifyMs: number;
+  /** The pin-store lookup (a read per pin) and the verification of every document. */
+  readonly storeAndVerifyMs: number;
+  readonly storeReads: number;
   readonly sessions: number;
   readonly counts: Record<PinState, number>;
 }
 
 let lastOurs: { documents: AnalyzedDocument[]; registry: ServerRegistry; inventory: Inventory } | undefined;
 
-/** The cold path of `toolpin check` (server/src/cli/checkCommand.ts), phase by phase. */
-async function ours(concurrency: number | undefined, label: string): Promise<OursSample> {
-  const started = now();
-  const { files } = await findDocuments([workspace]);
-  const documents: AnalyzedDocument[] = [];
-  for (const file of files) {
-    const kind = documentKindOf(file)!;
-    const text = readFileSync(file, 'utf8');
-    const analysis = analyzeDocument(kind, text);
-    if (analysis.problems.length > 0) failures.push(`${label}: ${file}: ${analysis.problems[0]!.code} ${analysis.problems[0]!.message}`);
-    documents.push({ path: file, kind, model: analysis.model });
-  }
-  const analyzed = now();
-  const registry = await buildWorkspaceRegistry({
-    workspaceFolder: workspace,
-    connectors: documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel })),
-    readFile: async (file) => {
-      try {
-        return readFileSync(file, 'utf8');
-      } catch {
-        return undefined;
-      }
-    },
-    variables: { env: process.env, userHome: homedir() },
-  });
-  const inventory = new Inventory({
-    credentials: environmentCredentials(process.env),
-    redactor: new Redactor(),
-    log: () => undefined,
-    clientVersion: TOOLPIN_VERSION,
-    trusted: () => true,
-    keepAlive: false,
-    ...(concurrency !== undefined ? { concurrency } : {}),
-  });
-  const needed = definitionsNeeded(documents, registry);
-  const registered = now();
-  let listed = registered;
-  try {
-    await Promise.all(needed.map((definition) => inventory.ensure([definition])));
-    listed = now();
-  } finally {
-    await inventory.dispose();
-  }
-  const disposed = now();
-  const results = verifyDocuments(documents, registry, inventory, Date.now());
-  const verified = now();
+/**
+ * Phase marks of the run in progress, set by the wrappers below. `verifyPaths` makes its own
+ * Inventory, so the phases are read off the inventory's methods and the CLI I/O it is given.
+ */
+let marks: { ensure?: number; disposeStart?: number; disposeEnd?: number } | undefined;
+const originalEnsure = Inventory.prototype.ensure;
+const originalDispose = Inventory.prototype.dispose;
+Inventory.prototype.ensure = function (this: Inventory, ...args: Parameters<Inventory['ensure']>): Promise<void> {
+  if (marks && marks.ensure === undefined) marks.ensure = now();
+  return originalEnsure.apply(this, args);
+};
+Inventory.prototype.dispose = async function (this: Inventory): Promise<void> {
+  if (marks) marks.disposeStart = now();
+  await originalDispose.apply(this);
+  if (marks) marks.disposeEnd = now();
+};
 
-  const counts = summarize([...results.values()].flatMap((result) => result.verdicts));
-  const unverified = [...results.values()].flatMap((result) => result.verdicts).filter((verdict) => verdict.state !== 'verified');
+/**
+ * The cold path of `toolpin check`: `verifyPaths` (server/src/cli/checkCommand.ts) with the CLI's
+ * own I/O, i.e. everything but rendering the report.
+ */
+async function ours(concurrency: number | undefined, label: string): Promise<OursSample> {
+  let storeReads = 0;
+  const io: CliIo = {
+    ...processIo,
+    cwd: workspace,
+    readFile: (file) => {
+      if (marks?.disposeEnd !== undefined) storeReads++;
+      return processIo.readFile(file);
+    },
+    stdout: () => undefined,
+    stderr: (text) => void failures.push(`${label}: stderr: ${text.trim()}`),
+  };
+  marks = {};
+  const started = now();
+  const verified = await verifyPaths(io, { paths: [workspace], format: 'json', workspace, ...(concurrency !== undefined ? { concurrency } : {}) }, 'check');
+  const ended = now();
+  const { ensure = started, disposeStart = ensure, disposeEnd = disposeStart } = marks;
+  marks = undefined;
+  const { documents, registry, inventory, results } = verified;
+
+  const analysisProblems = documents.flatMap((document) => document.problems);
+  if (analysisProblems.length > 0) failures.push(`${label}: ${analysisProblems.length} analysis problem(s), e.g. ${analysisProblems[0]!.code} ${analysisProblems[0]!.message}`);
+  const problems = [...results.values()].flatMap((result) => result.problems);
+  if (problems.length > 0) failures.push(`${label}: ${problems.length} verification problem(s), e.g. ${problems[0]!.code} ${problems[0]!.message}`);
+  if (documents.length !== BLUEPRINTS + SERVERS) failures.push(`${label}: ${documents.length} documents, expected ${BLUEPRINTS + SERVERS}`);
+  const verdicts = [...results.values()].flatMap((result) => result.verdicts);
+  const counts = summarize(verdicts);
+  const unverified = verdicts.filter((verdict) => verdict.state !== 'verified');
   if (unverified.length > 0) failures.push(`${label}: ${unverified.length} pin(s) not verified, e.g. ${unverified[0]!.tool}: ${unverified[0]!.state} ${unverified[0]!.reason ?? ''}`);
   if (counts.verified !== expectedPins) failures.push(`${label}: ${counts.verified} pins verified, expected ${expectedPins}`);
   if (inventory.sessionsOpened !== SERVERS) failures.push(`${label}: ${inventory.sessionsOpened} sessions opened, expected exactly ${SERVERS}`);
+  const needed = definitionsNeeded(documents, registry);
   if (needed.length !== SERVERS) failures.push(`${label}: ${needed.length} definitions needed, expected ${SERVERS}`);
   if (inventory.pids().length > 0) failures.push(`${label}: server processes still running after dispose`);
   lastOurs = { documents, registry, inventory };
   return {
-    totalMs: verified - started,
-    analyzeMs: analyzed - started,
-    registryMs: registered - analyzed,
-    listMs: listed - registered,
-    disposeMs: disposed - listed,
-    verifyMs: verified - disposed,
+    totalMs: ended - started,
+    analyzeMs: ensure - started,
+    listMs: disposeStart - ensure,
+    disposeMs: disposeEnd - disposeStart,
+    storeAndVerifyMs: ended - disposeEnd,
+    storeReads,
     sessions: inventory.sessionsOpened,
     counts,
   };
 }
 
 /** The floor: total (connect, list, close) and the time until the last listing was in hand. */
-async function floor(): Promise<{ totalMs: number; listedMs: number }> {
-  const started = now();
-  const listings = await Promise.all(specs.map((spec) => sdkListing(spec)));
-  const totalMs = now() - started;
-  checkToolCounts('floor', listings.map((listing) => listing.count));
-  return { totalMs, listedMs: Math.max(...listings.map((listing) => listing.listedAt)) - started };
+async function floor(inOwnSessions: boolean): Promise<{ totalMs: number; listedMs: number }> {
+  ownSessions = inOwnSessions;
+  try {
+    const started = now();
+    const listings = await Promise.all(specs.map((spec) => sdkListing(spec)));
+    const totalMs = now() - started;
+    checkToolCounts(inOwnSessions ? 'floor (own sessions)' : 'floor', listings.map((listing) => listing.count));
+    return { totalMs, listedMs: Math.max(...listings.map((listing) => listing.listedAt)) - started };
+  } finally {
+    ownSessions = false;
+  }
 }
 
 async function sequential(): Promise<number> {
@@ -438,8 +485,13 @@ function verifyOnly(texts: ReadonlyArray<{ path: string; text: string }>): { ana
   const results = verifyDocuments(documents, lastOurs.registry, lastOurs.inventory, Date.now());
   const verified = now();
   let count = 0;
-  for (const result of results.values()) for (const verdict of result.verdicts) if (verdict.state === 'verified') count++;
+  let problems = 0;
+  for (const result of results.values()) {
+    problems += result.problems.length;
+    for (const verdict of result.verdicts) if (verdict.state === 'verified') count++;
+  }
   if (count !== expectedPins) failures.push(`verify-only: ${count} pins verified, expected ${expectedPins}`);
+  if (problems > 0) failures.push(`verify-only: ${problems} verification problem(s)`);
   return { analyzeMs: analyzed - started, verifyMs: verified - analyzed };
 }
 
@@ -530,12 +582,14 @@ async function main(): Promise<number> {
   console.log(`method:  ${ROUNDS} rounds after a warm-up round; in each round every measure once, order rotated`);
   console.log('');
 
-  type Measure = 'ours' | 'floor' | 'sequential' | 'verifyOnly' | 'oursConcurrency5';
-  const names: Measure[] = ['ours', 'floor', 'sequential', 'verifyOnly', ...(DIAGNOSE ? (['oursConcurrency5'] as const) : [])];
+  type Measure = 'ours' | 'floor' | 'floorOwnSessions' | 'sequential' | 'verifyOnly' | 'oursConcurrency5';
+  const names: Measure[] = ['ours', 'floor', 'floorOwnSessions', 'sequential', 'verifyOnly', ...(DIAGNOSE ? (['oursConcurrency5'] as const) : [])];
   const oursSamples: OursSample[] = [];
   const ours5Samples: OursSample[] = [];
   const floorSamples: number[] = [];
   const floorListedSamples: number[] = [];
+  const floorOwnSamples: number[] = [];
+  const floorOwnListedSamples: number[] = [];
   const sequentialSamples: number[] = [];
   const verifyOnlySamples: Array<{ analyzeMs: number; verifyMs: number }> = [];
   const timedStarted = now();
@@ -545,17 +599,21 @@ async function main(): Promise<number> {
       if (name === 'ours') oursSamples.push(await ours(undefined, `ours round ${round + 1}`));
       else if (name === 'oursConcurrency5') ours5Samples.push(await ours(SERVERS, `ours (concurrency ${SERVERS}) round ${round + 1}`));
       else if (name === 'floor') {
-        const sample = await floor();
+        const sample = await floor(false);
         floorSamples.push(sample.totalMs);
         floorListedSamples.push(sample.listedMs);
+      } else if (name === 'floorOwnSessions') {
+        const sample = await floor(true);
+        floorOwnSamples.push(sample.totalMs);
+        floorOwnListedSamples.push(sample.listedMs);
       }
       else if (name === 'sequential') sequentialSamples.push(await sequential());
       else verifyOnlySamples.push(verifyOnly(generated.texts));
     }
     const last = oursSamples[oursSamples.length - 1]!;
     console.log(
-      `round ${round + 1}: ours ${last.totalMs.toFixed(0)} ms (analyze ${last.analyzeMs.toFixed(0)}, list ${last.listMs.toFixed(0)}, verify ${last.verifyMs.toFixed(0)}), ` +
-        `floor ${floorSamples[round]!.toFixed(0)} ms, sequential ${sequentialSamples[round]!.toFixed(0)} ms` +
+      `round ${round + 1}: ours ${last.totalMs.toFixed(0)} ms (analyze ${last.analyzeMs.toFixed(0)}, list ${last.listMs.toFixed(0)}, store + verify ${last.storeAndVerifyMs.toFixed(0)}), ` +
+        `floor ${floorSamples[round]!.toFixed(0)} ms, floor (own sessions) ${floorOwnSamples[round]!.toFixed(0)} ms, sequential ${sequentialSamples[round]!.toFixed(0)} ms` +
         (DIAGNOSE ? `, ours c=${SERVERS} ${ours5Samples[round]!.totalMs.toFixed(0)} ms` : ''),
     );
   }
@@ -564,41 +622,58 @@ async function main(): Promise<number> {
   const cli = await runCli();
   if (cli.exitCode !== 0) failures.push(`cli: exit code ${cli.exitCode}, expected 0`);
   if (cli.summary && cli.summary.verified !== expectedPins) failures.push(`cli: ${cli.summary.verified} pins verified, expected ${expectedPins}`);
+  if (cli.summary && cli.summary.problems !== 0) failures.push(`cli: ${cli.summary.problems} problem(s), expected none`);
 
   const perRound = (numerator: readonly number[], denominator: readonly number[]): number[] => numerator.map((value, index) => value / denominator[index]!);
   const oursTotals = oursSamples.map((sample) => sample.totalMs);
   const ratioResults = [
     { name: 'ours / floor', definition: 'cold CLI path / parallel SDK listings (near 1: no overhead)', samples: perRound(oursTotals, floorSamples) },
+    {
+      name: 'ours / floor (own sessions)',
+      definition: 'the same, SDK servers in their own sessions as ours (like for like)',
+      samples: perRound(oursTotals, floorOwnSamples),
+    },
     { name: 'sequential / ours', definition: 'SDK listings one by one / cold CLI path (parallelism gain)', samples: perRound(sequentialSamples, oursTotals) },
     {
-      name: 'ours / floor without close',
-      definition: 'cold CLI path / parallel SDK listings until the last is in hand (strict)',
-      samples: perRound(oursTotals, floorListedSamples),
+      name: 'ours listing phase / floor (own s.)',
+      definition: 'inventory.ensure alone (incl. closes) / floor (own sessions)',
+      samples: perRound(oursSamples.map((sample) => sample.listMs), floorOwnSamples),
     },
-    { name: 'ours listing phase / floor', definition: 'inventory.ensure alone (incl. closes) / parallel SDK listings', samples: perRound(oursSamples.map((sample) => sample.listMs), floorSamples) },
+    {
+      name: 'ours / floor (own s.) without close',
+      definition: 'cold CLI path / floor (own sessions) until the last listing is in hand',
+      samples: perRound(oursTotals, floorOwnListedSamples),
+    },
     ...(DIAGNOSE
-      ? [{ name: `ours (concurrency ${SERVERS}) / floor`, definition: 'as ours, with a concurrency limit of 5', samples: perRound(ours5Samples.map((sample) => sample.totalMs), floorSamples) }]
+      ? [
+          {
+            name: `ours (concurrency ${SERVERS}) / floor (own s.)`,
+            definition: `as ours with a concurrency limit of ${SERVERS} / floor (own sessions)`,
+            samples: perRound(ours5Samples.map((sample) => sample.totalMs), floorOwnSamples),
+          },
+        ]
       : []),
   ].map((ratio) => ({ ...ratio, stats: stats(ratio.samples) }));
 
-  const timeRows: Array<[string, number[]]> = [
-    ['ours: total (cold CLI path)', oursTotals],
-    ['  find + read + analyze 1,005 files', oursSamples.map((sample) => sample.analyzeMs)],
-    ['  build registry', oursSamples.map((sample) => sample.registryMs)],
-    ['  inventory.ensure (5 sessions)', oursSamples.map((sample) => sample.listMs)],
-    ['  inventory.dispose', oursSamples.map((sample) => sample.disposeMs)],
-    ['  verify 1,005 documents', oursSamples.map((sample) => sample.verifyMs)],
-    ['floor: 5 SDK listings in parallel', floorSamples],
-    ['  until the last listing is in hand', floorListedSamples],
-    ['sequential: 5 SDK listings one by one', sequentialSamples],
-    ['verify-only: analyze + verify (no I/O)', verifyOnlySamples.map((sample) => sample.analyzeMs + sample.verifyMs)],
-    ['  analyze 1,005 documents from memory', verifyOnlySamples.map((sample) => sample.analyzeMs)],
-    ['  verify 1,005 documents', verifyOnlySamples.map((sample) => sample.verifyMs)],
+  const timeRows: Array<[key: string, label: string, values: number[]]> = [
+    ['ours', 'ours: total (cold CLI path)', oursTotals],
+    ['oursAnalyze', '  find + read + analyze 1,005 files, registry', oursSamples.map((sample) => sample.analyzeMs)],
+    ['oursEnsure', '  inventory.ensure (5 sessions)', oursSamples.map((sample) => sample.listMs)],
+    ['oursDispose', '  inventory.dispose', oursSamples.map((sample) => sample.disposeMs)],
+    ['oursStoreAndVerify', '  pin-store lookup + verify 1,005 documents', oursSamples.map((sample) => sample.storeAndVerifyMs)],
+    ['floor', 'floor: 5 SDK listings in parallel', floorSamples],
+    ['floorListed', '  until the last listing is in hand', floorListedSamples],
+    ['floorOwnSessions', 'floor, own sessions (like ours)', floorOwnSamples],
+    ['floorOwnSessionsListed', '  until the last listing is in hand', floorOwnListedSamples],
+    ['sequential', 'sequential: 5 SDK listings one by one', sequentialSamples],
+    ['verifyOnly', 'verify-only: analyze + verify (no I/O)', verifyOnlySamples.map((sample) => sample.analyzeMs + sample.verifyMs)],
+    ['verifyOnlyAnalyze', '  analyze 1,005 documents from memory', verifyOnlySamples.map((sample) => sample.analyzeMs)],
+    ['verifyOnlyVerify', '  verify 1,005 documents', verifyOnlySamples.map((sample) => sample.verifyMs)],
     ...(DIAGNOSE
       ? ([
-          [`ours, concurrency ${SERVERS}: total`, ours5Samples.map((sample) => sample.totalMs)],
-          [`  inventory.ensure (5 sessions)`, ours5Samples.map((sample) => sample.listMs)],
-        ] as Array<[string, number[]]>)
+          ['oursConcurrency5', `ours, concurrency ${SERVERS}: total`, ours5Samples.map((sample) => sample.totalMs)],
+          ['oursConcurrency5Ensure', '  inventory.ensure (5 sessions)', ours5Samples.map((sample) => sample.listMs)],
+        ] as Array<[string, string, number[]]>)
       : []),
   ];
 
@@ -606,17 +681,17 @@ async function main(): Promise<number> {
   const header = `${pad('measure', 44)} ${pad('median ms', 10, true)} ${pad('min', 8, true)} ${pad('max', 8, true)}`;
   console.log(header);
   console.log('-'.repeat(header.length));
-  for (const [label, values] of timeRows) {
+  for (const [, label, values] of timeRows) {
     const s = stats(values);
     console.log(`${pad(label, 44)} ${pad(s.median.toFixed(0), 10, true)} ${pad(s.min.toFixed(0), 8, true)} ${pad(s.max.toFixed(0), 8, true)}`);
   }
   console.log('');
-  const ratioHeader = `${pad('ratio', 34)} ${pad('median', 7, true)} ${pad('min', 7, true)} ${pad('max', 7, true)}  definition`;
+  const ratioHeader = `${pad('ratio', 38)} ${pad('median', 7, true)} ${pad('min', 7, true)} ${pad('max', 7, true)}  definition`;
   console.log(ratioHeader);
   console.log('-'.repeat(ratioHeader.length + 50));
   for (const ratio of ratioResults) {
     console.log(
-      `${pad(ratio.name, 34)} ${pad(ratio.stats.median.toFixed(2), 7, true)} ${pad(ratio.stats.min.toFixed(2), 7, true)} ${pad(ratio.stats.max.toFixed(2), 7, true)}  ${ratio.definition}`,
+      `${pad(ratio.name, 38)} ${pad(ratio.stats.median.toFixed(2), 7, true)} ${pad(ratio.stats.min.toFixed(2), 7, true)} ${pad(ratio.stats.max.toFixed(2), 7, true)}  ${ratio.definition}`,
     );
   }
   console.log('');
@@ -649,7 +724,7 @@ async function main(): Promise<number> {
       servers: specs.map((spec, index) => ({ name: spec.name, what: spec.what, tools: toolCounts[index] })),
     },
     method: { rounds: ROUNDS, delayMs: DELAY_MS, realServers: REAL_SERVERS, diagnose: DIAGNOSE, interleaved: true, unit: 'ms' },
-    measures: Object.fromEntries(timeRows.map(([label, values]) => [label.trim(), { ...stats(values), samples: values }])),
+    measures: Object.fromEntries(timeRows.map(([key, label, values]) => [key, { label: label.trim(), ...stats(values), samples: values }])),
     ratios: ratioResults,
     ours: oursSamples,
     ...(DIAGNOSE ? { oursConcurrency5: ours5Samples } : {}),

@@ -6,6 +6,7 @@
  * error-level problem; 2 nothing of that, but something could not be verified (or read).
  */
 import { readdir, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ConnectorModel } from '../core/connector';
@@ -28,6 +29,23 @@ const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
 export async function findDocuments(paths: readonly string[]): Promise<{ files: string[]; unreadable: Array<{ path: string; reason: string }> }> {
   const files = new Set<string>();
   const unreadable: Array<{ path: string; reason: string }> = [];
+  const walk = async (folder: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      unreadable.push({ path: folder, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_FOLDERS.has(entry.name)) await walk(full);
+      } else if (documentKindOf(entry.name)) {
+        files.add(full);
+      }
+    }
+  };
   const visit = async (target: string, explicit: boolean): Promise<void> => {
     let info;
     try {
@@ -36,13 +54,8 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
       unreadable.push({ path: target, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
       return;
     }
-    if (info.isDirectory()) {
-      if (!explicit && SKIPPED_FOLDERS.has(path.basename(target))) return;
-      const entries = await readdir(target);
-      for (const entry of entries.sort()) await visit(path.join(target, entry), false);
-    } else if (explicit || documentKindOf(target)) {
-      files.add(target);
-    }
+    if (info.isDirectory()) await walk(target);
+    else if (explicit || documentKindOf(target)) files.add(target);
   };
   for (const target of paths) await visit(target, true);
   return { files: [...files].sort(), unreadable };
@@ -88,6 +101,19 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     couldNotRead = true;
   }
 
+  // Files are read with bounded parallelism, then analyzed in a stable order.
+  const texts = new Map<string, string | Error>();
+  const queue = files.filter((file) => documentKindOf(file));
+  const readers = Array.from({ length: Math.min(16, queue.length) }, async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      try {
+        texts.set(file, await io.readFile(file));
+      } catch (error) {
+        texts.set(file, error as Error);
+      }
+    }
+  });
+  await Promise.all(readers);
   const documents: CliDocument[] = [];
   for (const file of files) {
     const display = path.relative(io.cwd, file).split(path.sep).join('/');
@@ -97,11 +123,9 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
       couldNotRead = true;
       continue;
     }
-    let text: string;
-    try {
-      text = await io.readFile(file);
-    } catch (error) {
-      io.stderr(`toolpin ${command}: cannot read ${display}: ${(error as Error).message}\n`);
+    const text = texts.get(file);
+    if (text === undefined || text instanceof Error) {
+      io.stderr(`toolpin ${command}: cannot read ${display}: ${text?.message ?? 'unknown error'}\n`);
       couldNotRead = true;
       continue;
     }
@@ -135,9 +159,10 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     keepAlive: false,
     ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
     ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
-    ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
   });
   const needed = args.offline ? [] : definitionsNeeded(documents, registry);
+  // Every distinct server at once up to 8 unless told otherwise: listing time is mostly waiting.
+  inventory.setConcurrency(args.concurrency ?? Math.min(8, Math.max(4, needed.length)));
   try {
     if (needed.length > 0) {
       let done = 0;
@@ -158,7 +183,13 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     await inventory.dispose();
   }
 
-  const store = new PinStoreReader(readOptional);
+  const store = new PinStoreReader(readOptional, async (folder) => {
+    try {
+      return await readdir(folder);
+    } catch {
+      return undefined;
+    }
+  });
   const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
   const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent);
   return { workspaceFolder, documents, registry, inventory, results, couldNotRead };

@@ -37,9 +37,16 @@ export interface ServerDefinition {
   readonly cwd: string;
 }
 
+const keys = new WeakMap<ServerDefinition, string>();
+
 /** Identifies a distinct server: equal keys mean one connection serves both definitions. */
 export function serverKey(definition: ServerDefinition): string {
-  return canonicalJson({ transport: definition.transport ?? null, auth: definition.auth ?? null, cwd: definition.cwd, unusable: definition.unusable ?? null });
+  let key = keys.get(definition);
+  if (key === undefined) {
+    key = canonicalJson({ transport: definition.transport ?? null, auth: definition.auth ?? null, cwd: definition.cwd, unusable: definition.unusable ?? null });
+    keys.set(definition, key);
+  }
+  return key;
 }
 
 /** Values for `${…}` variables in mcp.json files. Missing values leave a definition unusable. */

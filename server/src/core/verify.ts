@@ -126,6 +126,19 @@ function notFoundIsUncertain(listing: CollectedListing): string | undefined {
 
 type LivePin = { pin: string; content: string; tool: ListedTool } | { cannot: string };
 
+// Listed tools are immutable once collected, so their pins are computed once per tool.
+const schemaPins = new WeakMap<ListedTool, { pin: string; content: string }>();
+
+function cachedSchemaPin(tool: ListedTool & { inputSchema: unknown }): { pin: string; content: string } {
+  let cached = schemaPins.get(tool);
+  if (!cached) {
+    const content = schemaPinContent(tool.inputSchema);
+    cached = { pin: schemaPin(tool.inputSchema), content };
+    schemaPins.set(tool, cached);
+  }
+  return cached;
+}
+
 function liveSchemaPin(tools: ListedTool[]): LivePin {
   const pins = new Set<string>();
   let content = '';
@@ -133,8 +146,9 @@ function liveSchemaPin(tools: ListedTool[]): LivePin {
     if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
     if (tool.inputSchema === undefined) return { cannot: `tool "${tool.name}" is served without an inputSchema` };
     try {
-      pins.add(schemaPin(tool.inputSchema));
-      content = schemaPinContent(tool.inputSchema);
+      const cached = cachedSchemaPin(tool as ListedTool & { inputSchema: unknown });
+      pins.add(cached.pin);
+      content = cached.content;
     } catch (error) {
       if (error instanceof CanonicalJsonError) return { cannot: `the inputSchema of "${tool.name}" is not plain JSON (${error.message})` };
       throw error;

@@ -28,6 +28,8 @@ export interface WorkspaceFileSystem {
   readFile(file: string): Promise<string | undefined>;
   /** Toolpin documents under a folder (never inside node_modules or .git), at most `limit`. */
   findDocuments(folder: string, limit: number): Promise<string[]>;
+  /** The file names in a folder, or undefined when it does not exist. */
+  listFolder?(folder: string): Promise<string[] | undefined>;
 }
 
 export interface LiveWorkspaceOptions {
@@ -62,7 +64,10 @@ export class LiveWorkspace {
   private readonly store: PinStoreReader;
 
   constructor(private readonly options: LiveWorkspaceOptions) {
-    this.store = new PinStoreReader((file) => options.fileSystem.readFile(file));
+    this.store = new PinStoreReader(
+      (file) => options.fileSystem.readFile(file),
+      options.fileSystem.listFolder ? (folder) => options.fileSystem.listFolder!(folder) : undefined,
+    );
   }
 
   onDidChange(listener: (paths: string[]) => void): void {

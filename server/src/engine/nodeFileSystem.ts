@@ -17,6 +17,13 @@ export const nodeFileSystem: WorkspaceFileSystem = {
       return undefined;
     }
   },
+  listFolder: async (folder) => {
+    try {
+      return await readdir(folder);
+    } catch {
+      return undefined;
+    }
+  },
   findDocuments: async (folder, limit) => {
     const found: string[] = [];
     const queue = [folder];

@@ -21,7 +21,15 @@ export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): Pars
 export class PinStoreReader {
   private readonly found = new Map<string, string>();
 
-  constructor(private readonly readFile: (file: string) => Promise<string | undefined>) {}
+  /**
+   * @param listFolder lists a folder's file names, or undefined when it does not exist; when given,
+   *   only entries that exist are read (a workspace without a store costs one listing, not one
+   *   read per pin).
+   */
+  constructor(
+    private readonly readFile: (file: string) => Promise<string | undefined>,
+    private readonly listFolder?: (folder: string) => Promise<string[] | undefined>,
+  ) {}
 
   private static key(folder: string, pin: ParsedPin): string {
     return path.join(folder, storePathOf(pin.algorithm, pin.hex));
@@ -29,10 +37,15 @@ export class PinStoreReader {
 
   /** Loads the entries of `pins` under `folder` and returns a synchronous lookup for verification. */
   async lookup(folder: string, pins: readonly ParsedPin[]): Promise<(pin: ParsedPin) => string | undefined> {
+    const wanted = [...new Set(pins.map((pin) => PinStoreReader.key(folder, pin)))].filter((file) => !this.found.has(file));
+    let present: Set<string> | undefined;
+    if (this.listFolder && wanted.length > 0) {
+      const names = await this.listFolder(path.join(folder, '.toolpin', 'store'));
+      present = new Set((names ?? []).map((name) => path.join(folder, '.toolpin', 'store', name)));
+    }
     await Promise.all(
-      pins.map(async (pin) => {
-        const file = PinStoreReader.key(folder, pin);
-        if (this.found.has(file)) return;
+      wanted.map(async (file) => {
+        if (present && !present.has(file)) return;
         const text = await this.readFile(file);
         if (text !== undefined) this.found.set(file, text);
       }),

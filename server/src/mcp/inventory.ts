@@ -63,7 +63,16 @@ export class Inventory {
   /** How many sessions were opened in total (benchmarks and tests assert on it). */
   sessionsOpened = 0;
 
-  constructor(private readonly options: InventoryOptions) {}
+  private concurrency: number;
+
+  constructor(private readonly options: InventoryOptions) {
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+  }
+
+  /** Changes how many servers are listed at the same time (applies to fetches not yet started). */
+  setConcurrency(limit: number): void {
+    this.concurrency = Math.max(1, limit);
+  }
 
   private get now(): number {
     return (this.options.now ?? Date.now)();
@@ -161,7 +170,7 @@ export class Inventory {
   }
 
   private async withSlot<T>(work: () => Promise<T>): Promise<T> {
-    const limit = Math.max(1, this.options.concurrency ?? 4);
+    const limit = this.concurrency;
     if (this.running >= limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running++;
     try {
