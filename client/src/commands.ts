@@ -68,6 +68,22 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
       return languageClient ? comparePinnedAndLive(languageClient, review, uri, position) : undefined;
     },
 
+  'toolpin.openExample':
+    ({ extension }) =>
+    async () => {
+      // The example needs the MCP servers installed next to it (npm ci in a clone of Toolpin), so it
+      // opens from a development checkout; an installed extension says how to get it.
+      const folder = vscode.Uri.joinPath(extension.extensionUri, 'examples');
+      try {
+        await vscode.workspace.fs.stat(folder);
+        await vscode.commands.executeCommand('vscode.openFolder', folder, { forceNewWindow: true });
+        return true;
+      } catch {
+        void vscode.window.showInformationMessage('Toolpin: the example workspace lives in Toolpin\'s repository under examples/. Clone it, run "npm ci && npm run demo", then open the examples folder.');
+        return false;
+      }
+    },
+
   'toolpin.setCredential':
     ({ extension, client }) =>
     async (name?: unknown) => {
