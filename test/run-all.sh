@@ -54,6 +54,8 @@ count_host() {
 }
 step host npm run test:host
 count_host "$logs/host.log"
+step host-untrusted npm run test:host:untrusted
+count_host "$logs/host-untrusted.log"
 step package npm run package; [ $? -eq 0 ] && passed=$((passed + 1)) || failed=$((failed + 1))
 if [[ " ${failed_steps[*]} " != *" package "* ]]; then
   step host-vsix npm run test:host:vsix

@@ -23,7 +23,8 @@ async function repinFile(uri: vscode.Uri): Promise<number> {
   const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range, FIX_ALL_KIND.value)) ?? [];
   const fixAll = actions.find((action) => action.kind?.value === FIX_ALL_KIND.value && action.edit);
   if (!fixAll?.edit) return 0;
-  await vscode.workspace.applyEdit(fixAll.edit);
+  // As a refactoring, like a quick fix: VS Code saves the files it touched (the store entries too).
+  await vscode.workspace.applyEdit(fixAll.edit, { isRefactoring: true });
   return Number(/Re-pin all (\d+)/.exec(fixAll.title)?.[1] ?? 1);
 }
 

@@ -80,6 +80,7 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
     return 'refused';
   }
   const edit = await client.protocol2CodeConverter.asWorkspaceEdit(result.edit);
-  await vscode.workspace.applyEdit(edit);
+  // As a refactoring, like a quick fix: VS Code saves the files it touched (the store entry too).
+  await vscode.workspace.applyEdit(edit, { isRefactoring: true });
   return 'applied';
 }

@@ -4,17 +4,31 @@
 // Chromium through playwright-core. This is the test-electron equivalent for machines that cannot
 // download desktop VS Code; test/host/runTestElectron.ts runs the same suite where they can.
 //
-//   npm run build && node test/host/run-code-server.mjs            the extension from this folder
-//   npm run package && node test/host/run-code-server.mjs --vsix   dist/toolpin.vsix, installed
+//   npm run build && node test/host/run-code-server.mjs               the extension from this folder
+//   npm run package && node test/host/run-code-server.mjs --vsix      dist/toolpin.vsix, installed
+//   npm run build && node test/host/run-code-server.mjs --untrusted   workspace trust on, not granted
 //
-// Options: --vsix; --timeout <seconds> (default 300, or TOOLPIN_HOST_TIMEOUT_S; counted after the
-// one-time setup); --grep <text> (mocha grep, or TOOLPIN_HOST_GREP); --keep-runs <n> (default 5).
+// Two phases on one code-server: (1) the in-host mocha suite (payload extensionTestsPath; the
+// workbench stops its extension host when the suite ends), then (2) the UI smoke phase
+// (test/host/ui/smoke.mjs) in a fresh browser context: squiggle, hover, Ctrl+. → Re-pin, status bar,
+// a screenshot per step. --untrusted runs phase 1 only, with workspace trust enabled and the folder
+// never trusted (the suite's untrusted tests run, its trusted ones are skipped, and vice versa).
+//
+// The workspace copy gets a live MCP server: its .mcp.json (written here, with absolute paths of
+// this machine, never committed) names "demo" = test/fixtures/servers/fixture-server.mjs --stdio
+// with a --control-file and a --pid-file in the run folder. The control file starts at version 2
+// (echo_upper's input schema rewritten), so pins at the reference hash are drifted.
+//
+// Options: --vsix; --untrusted; --timeout <seconds> (default 300, or TOOLPIN_HOST_TIMEOUT_S; counted
+// after the one-time setup); --grep <text> (mocha grep, or TOOLPIN_HOST_GREP); --keep-runs <n>
+// (default 5).
 // Plain Node ESM on purpose: it runs on the machine's Node (20) and needs no build. code-server
 // itself runs on the Node 24 that scripts/setup-host.sh puts in .cache/host/.
 //
 // Each run gets .cache/host/runs/<timestamp>/ holding everything it writes: the workspace copy,
 // user data and extensions dirs, TMPDIR, XDG dirs, code-server's log, the workbench's logs.
-// The last line printed is `host: N passed, N failed`; the exit code is the suite's.
+// The last line printed is `host: N passed, N failed`: the suite's tests, the UI steps and the
+// runner's own checks (no fixture server left behind); the exit code is 0 only if all passed.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -28,6 +42,26 @@ const RESULTS = path.join(ROOT, 'test-results', 'host');
 const CHROMIUM = '/usr/bin/chromium';
 const RESULT_MARKER = 'toolpin-host-result:'; // printed by test/host/suite/index.ts
 const FAIL_MARKER = 'toolpin-host-fail:'; // ditto, the moment a test fails
+const FIXTURE_SERVER = path.join(ROOT, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
+/**
+ * The control document the fixture server starts with: echo_upper's input schema gains an optional
+ * "locale" (schema pin fnv1a64:ee8794563c71bd36; test/host/suite/helpers.ts ECHO_PIN.V2 must agree).
+ */
+const CONTROL_V2 = {
+  version: 2,
+  rewrite: {
+    echo_upper: {
+      inputSchema: {
+        type: 'object',
+        properties: {
+          text: { type: 'string', description: 'Text to upper-case' },
+          locale: { type: 'string', description: 'BCP 47 locale for upper-casing' },
+        },
+        required: ['text'],
+      },
+    },
+  },
+};
 const started = Date.now();
 
 // ------------------------------------------------------------------------------------------------
@@ -42,12 +76,12 @@ function option(name, fallback) {
   return value;
 }
 for (const arg of argv) {
-  if (arg.startsWith('--') && !['--vsix', '--timeout', '--grep', '--keep-runs', '--help'].includes(arg)) {
+  if (arg.startsWith('--') && !['--vsix', '--untrusted', '--timeout', '--grep', '--keep-runs', '--help'].includes(arg)) {
     fail(`unknown option ${arg}`);
   }
 }
 if (argv.includes('--help')) {
-  console.log('usage: node test/host/run-code-server.mjs [--vsix] [--timeout <s>] [--grep <text>] [--keep-runs <n>]');
+  console.log('usage: node test/host/run-code-server.mjs [--vsix] [--untrusted] [--timeout <s>] [--grep <text>] [--keep-runs <n>]');
   process.exit(0);
 }
 const VSIX_MODE = argv.includes('--vsix');
@@ -55,6 +89,9 @@ const TIMEOUT_MS = Number(option('--timeout', process.env.TOOLPIN_HOST_TIMEOUT_S
 const GREP = option('--grep', process.env.TOOLPIN_HOST_GREP ?? '');
 const KEEP_RUNS = Number(option('--keep-runs', '5'));
 const MODE = VSIX_MODE ? 'vsix' : 'dev';
+const UNTRUSTED = argv.includes('--untrusted');
+/** Screenshot name prefix of this mode: '', 'vsix-', 'untrusted-', 'vsix-untrusted-'. */
+const PREFIX = `${VSIX_MODE ? 'vsix-' : ''}${UNTRUSTED ? 'untrusted-' : ''}`;
 
 function log(message) {
   console.log(`host: ${message}`);
@@ -117,7 +154,7 @@ if (VSIX_MODE) {
 // 3. A fresh run folder
 // ------------------------------------------------------------------------------------------------
 const runsDir = path.join(CACHE, 'runs');
-const stamp = new Date().toISOString().replace(/[:.]/g, '-') + `-${MODE}`;
+const stamp = new Date().toISOString().replace(/[:.]/g, '-') + `-${MODE}${UNTRUSTED ? '-untrusted' : ''}`;
 const runDir = path.join(runsDir, stamp);
 const dirs = {
   workspace: path.join(runDir, 'workspace'),
@@ -137,12 +174,26 @@ for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
 fs.chmodSync(dirs.xdgRuntime, 0o700); // XDG_RUNTIME_DIR must be private to its owner
 // The workspace is a copy: a test (or a UI action with auto save) can never change the fixture.
 fs.cpSync(path.join(ROOT, 'test', 'host', 'workspace'), dirs.workspace, { recursive: true });
+// The live MCP server of the workspace copy. Absolute paths of this machine, made here at run time.
+const controlFile = path.join(runDir, 'control.json');
+const pidFile = path.join(runDir, 'fixture-server.pid');
+fs.writeFileSync(controlFile, JSON.stringify(CONTROL_V2, null, 2) + '\n');
+fs.writeFileSync(
+  path.join(dirs.workspace, '.mcp.json'),
+  JSON.stringify(
+    { mcpServers: { demo: { command: 'node', args: [FIXTURE_SERVER, '--stdio', '--control-file', controlFile, '--pid-file', pidFile] } } },
+    null,
+    2,
+  ) + '\n',
+);
 fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
 fs.writeFileSync(
   path.join(dirs.userData, 'User', 'settings.json'),
   JSON.stringify(
     {
-      // A quick fix applied during a test must not be saved into the workspace.
+      // Edits made during a test stay in the editor buffers, as the suite expects. (A multi-file
+      // quick fix chosen in the UI is still saved by VS Code's files.refactoring.autoSave, on by
+      // default as for users: harmless, the workspace is a throw-away copy.)
       'files.autoSave': 'off',
       // No welcome page competing for the editor area.
       'workbench.startupEditor': 'none',
@@ -154,15 +205,16 @@ fs.writeFileSync(
       'extensions.autoUpdate': false,
       'extensions.autoCheckUpdates': false,
       'update.mode': 'none',
+      // --untrusted: trust on, and no start-up dialog offering to trust the folder (nobody answers
+      // it: the folder stays untrusted). Otherwise trust is off through --disable-workspace-trust.
+      ...(UNTRUSTED ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' } : {}),
     },
     null,
     2,
   ),
 );
-// Workspace trust is turned off with --disable-workspace-trust (below), not with the
-// security.workspace.trust.enabled setting.
 pruneOldRuns();
-log(`${MODE} mode, run folder ${path.relative(ROOT, runDir)}`);
+log(`${MODE} mode${UNTRUSTED ? ', untrusted workspace' : ''}, run folder ${path.relative(ROOT, runDir)}`);
 
 /** Keeps the newest KEEP_RUNS run folders (this one included). */
 function pruneOldRuns() {
@@ -229,6 +281,9 @@ const suiteEnv = {
   TOOLPIN_HOST_MODE: MODE,
   TOOLPIN_HOST_EXTENSION_PATH: expectedExtensionPath,
   TOOLPIN_HOST_GREP: GREP,
+  TOOLPIN_HOST_TRUST: UNTRUSTED ? 'untrusted' : 'trusted',
+  TOOLPIN_HOST_CONTROL_FILE: controlFile,
+  TOOLPIN_HOST_PID_FILE: pidFile,
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -268,7 +323,7 @@ server = spawn(
     ...codeServerArgs,
     '--config',
     configFile,
-    '--disable-workspace-trust',
+    ...(UNTRUSTED ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     // Without this the test payload in the URL is silently ignored.
     '--vscode-option',
@@ -305,6 +360,11 @@ log(`code-server ${CODE_SERVER_VERSION} on ${origin} ready in ${seconds(Date.now
 let exitCode = 1;
 let counts;
 let failureReason;
+/** Phase 2: { passed, failed, results } from test/host/ui/smoke.mjs, or undefined when not run. */
+let uiCounts;
+const uiFailures = [];
+/** Whether the suite ran to its end (codeAutomationExit): the runner's checks mean something then. */
+let suiteRan = false;
 try {
   const { chromium } = await import('playwright-core');
   const tBrowser = Date.now();
@@ -337,11 +397,12 @@ try {
   page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
   page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error.message}\n`));
 
-  // Screenshots: one when a test fails (while its editors are still up), one at the end.
+  // Screenshots: one when a test fails (while its editors are still up), one at the end of the
+  // suite, and one per UI step (phase 2). This mode's old ones go first.
   fs.mkdirSync(RESULTS, { recursive: true });
-  const prefix = VSIX_MODE ? 'vsix-' : '';
+  const prefix = PREFIX;
   for (const old of fs.readdirSync(RESULTS)) {
-    if (old.startsWith(`${prefix}failure`) || old === `${prefix}final.png`) fs.rmSync(path.join(RESULTS, old));
+    if (old.startsWith(`${prefix}failure`) || old.startsWith(`${prefix}ui-`) || old === `${prefix}final.png`) fs.rmSync(path.join(RESULTS, old));
   }
   const failureShots = [];
 
@@ -410,6 +471,7 @@ try {
   } else if (outcome.serverDied) {
     failureReason = `code-server exited early (${serverExit.code ?? serverExit.signal}); see ${path.relative(ROOT, runDir)}/code-server.log`;
   } else {
+    suiteRan = true;
     exitCode = outcome.code;
     if (exitCode === 0 && !counts) failureReason = 'the suite exited 0 but printed no result line';
     else if (exitCode === 0 && counts.failed > 0) failureReason = `the suite exited 0 with ${counts.failed} failure(s)`;
@@ -418,15 +480,83 @@ try {
   }
   if (failureReason && exitCode === 0) exitCode = 1;
 
+  if (counts) log(`suite: ${counts.passed} passed, ${counts.failed} failed, ${counts.pending} skipped (the other trust mode's tests, or --grep)`);
+
   await Promise.all(failureShots);
   // No test failed but the run did (timeout, crash, no result): show the state it ended in.
   if (failureReason && failureShots.length === 0) await screenshot(page, path.join(RESULTS, `${prefix}failure.png`));
   await screenshot(page, path.join(RESULTS, `${prefix}final.png`));
+
+  // Phase 2: the UI smoke steps, in a fresh context (no state of the suite's window) on the same
+  // server. Not after a timeout or a dead server, and not in the untrusted mode (phase 1 only).
+  if (UNTRUSTED) {
+    log('UI phase: not run in the untrusted mode');
+  } else if (outcome.timeout || outcome.serverDied) {
+    log('UI phase: not run (the suite did not finish)');
+  } else {
+    await context.close();
+    const tUi = Date.now();
+    const uiContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const uiPage = await uiContext.newPage();
+    uiPage.on('console', (message) => browserLog.write(`[ui ${message.type()}] ${message.text()}\n`));
+    uiPage.on('pageerror', (error) => browserLog.write(`[ui pageerror] ${error.stack ?? error.message}\n`));
+    // Development mode needs the extension's folder as the development path; --vsix has it installed.
+    const uiPayload = VSIX_MODE ? [] : [['extensionDevelopmentPath', remote(developmentPath)]];
+    const uiUrl = `${origin}/?folder=${encodeURIComponent(dirs.workspace)}${uiPayload.length > 0 ? `&payload=${encodeURIComponent(JSON.stringify(uiPayload))}` : ''}`;
+    const { runUiSmoke } = await import('./ui/smoke.mjs');
+    const remaining = TIMEOUT_MS - (Date.now() - timeoutClock);
+    let uiTimer;
+    const uiTimedOut = new Promise((resolve) => {
+      uiTimer = setTimeout(() => resolve(undefined), Math.max(0, remaining));
+    });
+    uiCounts = await Promise.race([
+      runUiSmoke({ page: uiPage, url: uiUrl, resultsDir: RESULTS, prefix, log: (line) => log(line), stepTimeoutMs: 30_000 }),
+      uiTimedOut,
+    ]);
+    clearTimeout(uiTimer);
+    if (!uiCounts) {
+      uiCounts = { passed: 0, failed: 1, results: [] };
+      uiFailures.push('the UI phase ran into the overall timeout');
+      await screenshot(uiPage, path.join(RESULTS, `${prefix}ui-failure-timeout.png`));
+    }
+    for (const result of uiCounts.results) if (!result.ok) uiFailures.push(`UI: ${result.what}: ${result.error}`);
+    log(`UI phase: ${uiCounts.passed} passed, ${uiCounts.failed} failed in ${seconds(Date.now() - tUi)} (workbench load included)`);
+  }
 } catch (error) {
   failureReason = `runner error: ${error?.stack ?? error}`;
   exitCode = 1;
 } finally {
   await cleanup();
+}
+
+// The runner's own checks, after everything stopped: the language servers must have ended every
+// fixture MCP server they started (they run as process-group leaders of their own, so stopping
+// code-server's group does not end them), and the untrusted mode must have started none.
+// (Counted only when the suite ran to its end: before that they would pass for nothing.)
+const runnerChecks = [];
+const leftovers = await fixtureServersLeft();
+for (const pid of leftovers) {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone meanwhile
+  }
+}
+if (leftovers.length > 0 && !suiteRan) log(`killed ${leftovers.length} fixture server(s) left behind (pids ${leftovers.join(', ')})`);
+if (suiteRan) {
+  runnerChecks.push({
+    what: 'no fixture MCP server is left running after the host stopped',
+    ok: leftovers.length === 0,
+    error: `${leftovers.length} left (pids ${leftovers.join(', ')}; killed now)`,
+  });
+  if (UNTRUSTED) {
+    runnerChecks.push({
+      what: 'the untrusted workspace started no fixture MCP server (no --pid-file)',
+      ok: !fs.existsSync(pidFile),
+      error: `${path.relative(ROOT, pidFile)} exists`,
+    });
+  }
+  for (const check of runnerChecks) log(`${check.ok ? '✔' : '✘'} ${check.what}${check.ok ? '' : `: ${check.error}`}`);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -436,9 +566,17 @@ const mb = (kb) => `${Math.round(kb / 1024)} MB`;
 log(`peak memory: code-server ${mb(peak.server)}, Chromium ${mb(peak.browser)} (RSS summed over each process group)`);
 log(`total wall time ${seconds(Date.now() - started)}; logs in ${path.relative(ROOT, runDir)}/`);
 if (failureReason) console.error(`host: FAILED: ${failureReason}`);
-const passed = counts?.passed ?? 0;
-// No result line at all (timeout, crash): count the run itself as one failure so CI never reads "0 failed".
-const failed = counts ? counts.failed : exitCode === 0 ? 0 : 1;
+for (const failure of uiFailures) console.error(`host: FAILED: ${failure}`);
+for (const check of runnerChecks.filter((c) => !c.ok)) console.error(`host: FAILED: ${check.what}: ${check.error}`);
+const suitePassed = counts?.passed ?? 0;
+let suiteFailed = counts?.failed ?? 0;
+// No result line (timeout, crash), or a failed run without a failing test (none ran, a bad exit
+// code): count one failure, so CI never reads "0 failed" from a failed run.
+if (suiteFailed === 0 && (failureReason || exitCode !== 0)) suiteFailed = 1;
+const passed = suitePassed + (uiCounts?.passed ?? 0) + runnerChecks.filter((c) => c.ok).length;
+const failed = suiteFailed + (uiCounts?.failed ?? 0) + runnerChecks.filter((c) => !c.ok).length;
+if (failed > 0 && exitCode === 0) exitCode = 1;
+log(`in-host suite ${suitePassed}/${suitePassed + suiteFailed}, UI steps ${uiCounts ? `${uiCounts.passed}/${uiCounts.passed + uiCounts.failed}` : 'not run'}, runner checks ${runnerChecks.filter((c) => c.ok).length}/${runnerChecks.length}`);
 console.log(`host: ${passed} passed, ${failed} failed`);
 process.exit(exitCode);
 
@@ -537,6 +675,33 @@ function groupMembers(pgid) {
     }
   }
   return members;
+}
+
+/**
+ * Pids of fixture servers started for this run (their command line names this run's control file),
+ * after giving them a bounded moment to exit: a stdio server also ends when its stdin closes.
+ */
+async function fixtureServersLeft() {
+  const find = () => {
+    const pids = [];
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        if (cmdline.includes(FIXTURE_SERVER) && cmdline.includes(controlFile)) pids.push(Number(entry));
+      } catch {
+        // the process ended while we looked
+      }
+    }
+    return pids;
+  };
+  const deadline = Date.now() + 5_000;
+  let pids = find();
+  while (pids.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pids = find();
+  }
+  return pids;
 }
 
 function sampleMemory() {

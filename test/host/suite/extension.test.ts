@@ -1,95 +1,26 @@
 /**
- * In-host tests: they run inside a real VS Code extension host (code-server here, desktop VS Code
- * through @vscode/test-electron elsewhere) against the workspace copied from test/host/workspace/.
- *
- * Waiting rules: never a fixed sleep. Diagnostics are awaited through
- * `vscode.languages.onDidChangeDiagnostics` (the current state is checked first, after
- * subscribing, so an early publication is not missed); activation, which has no event, is awaited
- * with a bounded poll of `Extension.isActive`.
+ * In-host tests that run in every launcher mode (trusted and untrusted workspace): activation, a
+ * structure diagnostic, a clean file, language ids. They run inside a real VS Code extension host
+ * (code-server here, desktop VS Code through @vscode/test-electron elsewhere) against the workspace
+ * copied from test/host/workspace/. Helpers and waiting rules: helpers.ts.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-
-const EXTENSION_ID = 'toolpin.toolpin';
-const LANGUAGE_ID = 'toolpin-blueprint';
-
-/** Workspace file URI; the launcher opens a copy of test/host/workspace/ as the only folder. */
-function workspaceFile(name: string): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'no workspace folder is open (the launcher must open the workspace copy)');
-  return vscode.Uri.joinPath(folder.uri, name);
-}
-
-function toolpinDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
-  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'toolpin');
-}
-
-function codeOf(diagnostic: vscode.Diagnostic): string | number | undefined {
-  const code = diagnostic.code;
-  return typeof code === 'object' && code !== null ? code.value : code;
-}
-
-function describeDiagnostics(diagnostics: readonly vscode.Diagnostic[]): string {
-  if (diagnostics.length === 0) return '(none)';
-  return diagnostics
-    .map((d) => {
-      const r = d.range;
-      return `${d.source}/${String(codeOf(d))} ${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character} ${d.message}`;
-    })
-    .join('\n  ');
-}
-
-/**
- * Resolves with the diagnostics of `uri` once `accept` returns true for them: checked at once
- * (after subscribing) and on every `onDidChangeDiagnostics` event that names `uri`. Rejects after
- * `timeoutMs` with what was last seen.
- */
-function waitForDiagnostics(
-  uri: vscode.Uri,
-  accept: (all: vscode.Diagnostic[], changed: boolean) => boolean,
-  timeoutMs: number,
-  what: string,
-): { done: Promise<vscode.Diagnostic[]>; dispose(): void } {
-  const key = uri.toString();
-  let subscription: vscode.Disposable | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const dispose = () => {
-    subscription?.dispose();
-    if (timer) clearTimeout(timer);
-  };
-  const done = new Promise<vscode.Diagnostic[]>((resolve, reject) => {
-    const check = (changed: boolean) => {
-      const all = vscode.languages.getDiagnostics(uri);
-      if (accept(all, changed)) {
-        dispose();
-        resolve(all);
-      }
-    };
-    subscription = vscode.languages.onDidChangeDiagnostics((event) => {
-      if (event.uris.some((u) => u.toString() === key)) check(true);
-    });
-    timer = setTimeout(() => {
-      dispose();
-      reject(
-        new Error(
-          `timed out after ${timeoutMs} ms waiting for ${what} on ${uri.path}; diagnostics now:\n  ` +
-            describeDiagnostics(vscode.languages.getDiagnostics(uri)),
-        ),
-      );
-    }, timeoutMs);
-    check(false);
-  });
-  return { done, dispose };
-}
-
-/** Polls a condition that has no event, at a short interval, for at most `timeoutMs`. */
-async function pollUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import {
+  codeOf,
+  describeDiagnostics,
+  diagnosticsWhere,
+  EXTENSION_ID,
+  hostEnv,
+  hoverText,
+  LANGUAGE_ID,
+  pollUntil,
+  positionOf,
+  toolpinDiagnostics,
+  waitForDiagnostics,
+  withCode,
+  workspaceFile,
+} from './helpers';
 
 /** The range of the string literal (quotes included) of the `n`-th (0-based) `"id": "<id>"`. */
 function rangeOfNthIdLiteral(document: vscode.TextDocument, id: string, n: number): vscode.Range {
@@ -134,6 +65,12 @@ describe('Toolpin in a real VS Code extension host', () => {
     assert.equal(extension.isActive, true);
   });
 
+  it('runs with the workspace trust the launcher set up', () => {
+    // Trusted: --disable-workspace-trust (run-code-server.mjs) or test-electron's equivalent.
+    // Untrusted: trust enabled and the folder never trusted (run-code-server.mjs --untrusted).
+    assert.equal(vscode.workspace.isTrusted, hostEnv.trust === 'trusted', `vscode.workspace.isTrusted is ${vscode.workspace.isTrusted} in the ${hostEnv.trust} mode`);
+  });
+
   it('reports TP200 on the second "open-issue" id of broken.blueprint.jsonc', async () => {
     const uri = workspaceFile('broken.blueprint.jsonc');
     const wait = waitForDiagnostics(
@@ -164,26 +101,43 @@ describe('Toolpin in a real VS Code extension host', () => {
     assert.match(diagnostic.message, /open-issue/);
   });
 
-  it('publishes no toolpin error or warning for good.blueprint.jsonc', async () => {
+  it('publishes no toolpin error or warning for good.blueprint.jsonc, and verifies its pins when trusted', async () => {
     const uri = workspaceFile('good.blueprint.jsonc');
     // The server publishes (an empty array, for a clean file) after every check, and VS Code fires
     // onDidChangeDiagnostics for that URI even when the array is empty. So: subscribe, open, wait
-    // for the first change event naming this URI, then assert. This file is opened for the first
-    // time here, so the event cannot have happened before the subscription.
+    // for the first change event naming this URI, then assert. (The workspace scan may have
+    // published it already; then the open publishes it again.)
     const wait = waitForDiagnostics(uri, (_all, changed) => changed, 20_000, 'the first diagnostics publication');
+    let document: vscode.TextDocument;
     try {
-      const document = await vscode.workspace.openTextDocument(uri);
+      document = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(document);
       await wait.done;
     } finally {
       wait.dispose();
     }
 
-    // The workspace configures no MCP server, so its pins are "cannot verify" (information, TP403):
-    // that is not a finding against the file. Anything of warning or error severity would be.
+    if (hostEnv.trust === 'untrusted') {
+      // No server may be started: every pin is "cannot verify" (information), and says why.
+      const unverified = await diagnosticsWhere(uri, (all) => all.filter((d) => codeOf(d) === 'TP403').length === 2, 'two TP403 (cannot verify)');
+      for (const diagnostic of unverified) {
+        assert.equal(codeOf(diagnostic), 'TP403', describeDiagnostics(unverified));
+        assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Information);
+        assert.match(diagnostic.message, /not trusted/);
+      }
+    } else {
+      // Both pins match the fixture server "demo". Verified pins publish nothing, so the positive
+      // proof is the hover, asked once the server's listing has arrived (drifted.blueprint.jsonc
+      // shows TP400 only from a listing).
+      await diagnosticsWhere(workspaceFile('drifted.blueprint.jsonc'), (all) => all.some((d) => codeOf(d) === 'TP400'), 'TP400 (the listing of "demo" arrived)');
+      for (const pin of ['fnv1a64:d21cac35ccab9a0e', 'fnv1a64:3712870629e19d1d']) {
+        const hover = await hoverText(uri, positionOf(document, pin, 0, 3));
+        assert.match(hover, /verified/, `hover on ${pin}:\n${hover}`);
+      }
+      assert.deepEqual(withCode(uri, 'TP403'), [], 'nothing is "cannot verify" with a trusted workspace and a running server');
+    }
     const problems = toolpinDiagnostics(uri).filter((diagnostic) => diagnostic.severity <= vscode.DiagnosticSeverity.Warning);
     assert.deepEqual(problems, [], `expected no toolpin error or warning, got:\n  ${describeDiagnostics(problems)}`);
-    assert.ok(toolpinDiagnostics(uri).every((diagnostic) => diagnostic.code === 'TP403'), 'only "cannot verify" information remains');
   });
 
   it(`gives the opened blueprint documents the language id ${LANGUAGE_ID}`, async () => {
