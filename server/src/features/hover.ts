@@ -53,7 +53,9 @@ export async function computeHover(document: TextDocument, offset: number, works
   const what = target.kind === 'schema' ? 'schema pin (fnv1a64 of inputSchema)' : 'tool pin (sha256 of name, description, inputSchema)';
   lines.push(`**Toolpin** · ${what} of ${inlineCode(target.tool)}${definition ? ` on ${inlineCode(definition.name)}` : ''}`);
   lines.push('');
-  if (verdict) lines.push(`**${STATE_TEXT[verdict.state]}**${verdict.reason && verdict.state !== 'verified' ? ` — ${inlineCode(verdict.reason)}` : ''}`);
+  // Drift is explained by the table and "What changed" below; other states need their reason.
+  const explain = verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted';
+  if (verdict) lines.push(`**${STATE_TEXT[verdict.state]}**${explain ? ` — ${inlineCode(verdict.reason!)}` : ''}`);
   else if (!target.pin) lines.push(target.pinSpan ? '**malformed pin**' : '**not pinned**');
   lines.push('');
   if (target.pinSpan || verdict) {
