@@ -89,12 +89,15 @@ export function mergeSettings(received: unknown): ToolpinSettings {
 }
 
 export function startServer(connection: Connection, runtime: ServerRuntime = nodeRuntime): void {
+  // A stray rejection must never take the server down: it is logged, and the server keeps serving.
+  process.on('unhandledRejection', (reason) => connection.console.error(`toolpin: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
   const documents = new TextDocuments(TextDocument);
   let settings: ToolpinSettings = DEFAULT_SETTINGS;
   let canPullConfiguration = false;
   let canWatchFiles = false;
   let trusted = true;
   let canCreateFiles = false;
+  let supportsFolderChanges = false;
   let canReview = false;
   let folders: string[] = [];
 
@@ -104,7 +107,6 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let editorCredentials: CredentialResolver = { resolve: async () => undefined };
   const credentials = chainCredentials({ resolve: (name) => editorCredentials.resolve(name) }, environmentCredentials(runtime.env));
 
-  let workspace: LiveWorkspace | undefined;
   const makeInventory = (): Inventory =>
     new Inventory({
       credentials,
@@ -120,13 +122,13 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       defaultTtlMs: settings.verify.ttlSeconds * 1000,
       now: runtime.now,
       onListingChanged: (definitions) => {
-        if (!workspace) return;
-        diagnostics.revalidate([...new Set(definitions.flatMap((definition) => workspace!.pathsUsing(definition)))]);
+        diagnostics.revalidate([...new Set(definitions.flatMap((definition) => workspace.pathsUsing(definition)))]);
         status.schedule();
       },
     });
   let inventory = makeInventory();
-  workspace = new LiveWorkspace({
+  // Declared after the inventory factory, whose callbacks use it only once listings arrive.
+  const workspace: LiveWorkspace = new LiveWorkspace({
     fileSystem: runtime.fileSystem,
     inventory: () => inventory,
     now: runtime.now,
@@ -140,6 +142,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   connection.onInitialize((params): InitializeResult => {
     canPullConfiguration = params.capabilities.workspace?.configuration === true;
     canWatchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    supportsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
     const workspaceEdit = params.capabilities.workspace?.workspaceEdit;
     canCreateFiles = workspaceEdit?.documentChanges === true && (workspaceEdit.resourceOperations ?? []).includes('create');
     const options = params.initializationOptions as ToolpinInitializationOptions | undefined;
@@ -196,7 +199,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   };
 
   const scan = async (): Promise<void> => {
-    await workspace!.setFolders(folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
+    await workspace.setFolders(folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
     history.setFolders(folders);
   };
 
@@ -212,7 +215,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       diagnostics.revalidateAll();
       status.schedule();
     })().catch((error: unknown) => connection.console.error(`toolpin: start-up failed: ${String(error)}`));
-    connection.workspace.onDidChangeWorkspaceFolders((event) => {
+    if (supportsFolderChanges) connection.workspace.onDidChangeWorkspaceFolders((event) => {
       const removed = new Set(event.removed.map((folder) => uriToPath(folder.uri)));
       folders = [...folders.filter((folder) => !removed.has(folder)), ...event.added.map((folder) => uriToPath(folder.uri))];
       void scan().then(() => diagnostics.revalidateAll());
@@ -231,7 +234,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
         inventory = makeInventory();
         await old.dispose();
       }
-      workspace!.settingsChanged();
+      workspace.settingsChanged();
       diagnostics.revalidateAll();
     })();
   });
@@ -239,17 +242,17 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   connection.onDidChangeWatchedFiles((params) => {
     for (const change of params.changes) {
       if (change.uri.endsWith('.jsonl')) void history.update();
-      else void workspace!.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted);
+      else void workspace.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted);
     }
   });
 
   connection.onNotification(DidChangeTrustNotification, (params) => {
     trusted = params.trusted;
-    void inventory.clear().then(() => workspace!.refresh());
+    void inventory.clear().then(() => workspace.refresh());
   });
 
   connection.onRequest(RefreshRequest, (params, token) =>
-    runSafe(connection.console, 'toolpin/refresh', token, undefined, () => workspace!.refresh(params.servers)),
+    runSafe(connection.console, 'toolpin/refresh', token, undefined, () => workspace.refresh(params.servers)),
   );
   connection.onRequest(ClearCacheRequest, (token) =>
     runSafe(connection.console, 'toolpin/clearCache', token, undefined, async () => {
@@ -269,7 +272,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   // re-checked, without anyone typing.
   const ttlTimer = setInterval(() => {
     const stale = inventory.stale();
-    if (stale.length > 0 && settings.verify.enable) void inventory.ensure(stale).then(() => diagnostics.revalidate([...new Set(stale.flatMap((definition) => workspace!.pathsUsing(definition)))]));
+    if (stale.length > 0 && settings.verify.enable) void inventory.ensure(stale).then(() => diagnostics.revalidate([...new Set(stale.flatMap((definition) => workspace.pathsUsing(definition)))]));
   }, 15_000);
   ttlTimer.unref();
 

@@ -29,7 +29,7 @@ import { createScanner, SyntaxKind } from 'jsonc-parser';
 import { analyzeBlueprint } from '../../server/src/core/blueprint';
 import { analyzeConnector, type ConnectorInstanceModel, type ConnectorModel } from '../../server/src/core/connector';
 import { analyzeDocument, type DocumentAnalysis, type DocumentKind } from '../../server/src/core/documents';
-import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, setSnapshotEntryEdits, type TextEdit } from '../../server/src/core/fixes';
+import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, setSnapshotEntryEdits } from '../../server/src/core/fixes';
 import type { CollectedListing, ListedTool } from '../../server/src/core/listing';
 import { formatPin, isParsedPin, type ParsedPin, parsePin, type PinAlgorithm, type PinStyle } from '../../server/src/core/pins';
 import type { Span } from '../../server/src/core/problems';
@@ -663,3 +663,107 @@ function checkSnapshotEdit(
     );
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cases found by the properties, each with its minimal input. They state what the property states,
+// on one document a person could write.
+
+const PIN_1 = `sha256:${'1'.repeat(64)}`;
+const PIN_2 = `sha256:${'2'.repeat(64)}`;
+const NEW_PIN = `sha256:${'0'.repeat(64)}`;
+
+/** A one-instance connector whose `toolsSnapshot` member is written as given (JSONC text). */
+function connectorWith(snapshot: string, transport = '{ "kind": "stdio", "command": "node" }'): string {
+  return `{
+  "name": "github_tools",
+  "provider": "mcp",
+  "providerConfig": {
+    "transport": ${transport},
+    "toolsSnapshot": ${snapshot}
+  }
+}
+`;
+}
+
+function onlyInstance(text: string): ConnectorInstanceModel {
+  const analysis = analyzeConnector(text);
+  assert.deepEqual(analysis.problems, [], `the case itself is valid:\n${text}`);
+  return analysis.model.instances[0]!;
+}
+
+describe('snapshot fixes: cases found by the properties', () => {
+  test('removing the only entry of a snapshot written with a trailing comma leaves valid JSONC', () => {
+    const text = connectorWith(`{ "create_issue": "${PIN_1}", }`);
+    const instance = onlyInstance(text);
+    const result = applyTextEdits(text, removeSnapshotEntryEdits(text, instance, 'create_issue'));
+    // Found: the member is cut but its trailing comma stays, giving `"toolsSnapshot": { , }` (TP100).
+    checkSnapshotEdit(text, result, [instance], instance, [], undefined, memberSpan(instance, 'create_issue'));
+  });
+
+  test('removing an entry keeps the end-of-line comment of the entry before it', () => {
+    const text = connectorWith(`{
+      "add_labels": "${PIN_1}", // pinned after the v2 release
+      "create_issue": "${PIN_2}"
+    }`);
+    const instance = onlyInstance(text);
+    const result = applyTextEdits(text, removeSnapshotEntryEdits(text, instance, 'create_issue'));
+    // Found: everything from the end of "add_labels"'s value to the end of the removed member is
+    // cut, so the comment about the entry that stays is deleted with it.
+    checkSnapshotEdit(text, result, [instance], instance, ['add_labels'], undefined, memberSpan(instance, 'create_issue'));
+  });
+
+  test('removing the first entry keeps the comment above the entry after it', () => {
+    const text = connectorWith(`{
+      "add_labels": "${PIN_1}",
+      // create_issue: re-pinned after the v2 release
+      "create_issue": "${PIN_2}"
+    }`);
+    const instance = onlyInstance(text);
+    const result = applyTextEdits(text, removeSnapshotEntryEdits(text, instance, 'add_labels'));
+    // Found: removing the first member cuts up to the start of the next one, comment included.
+    checkSnapshotEdit(text, result, [instance], instance, ['create_issue'], undefined, memberSpan(instance, 'add_labels'));
+  });
+
+  test('replacing an entry after a multi-line block comment with a quote writes the pin exactly', () => {
+    const text = connectorWith(`{
+      /* was "sha256:…
+         before the v2 release" */ "create_issue": "${PIN_1}"
+    }`);
+    const instance = onlyInstance(text);
+    const result = applyTextEdits(text, setSnapshotEntryEdits(text, instance, 'create_issue', NEW_PIN));
+    // Found: the edit is formatted from the start of its line, which is inside the comment; the
+    // formatter then reads the comment's quote as the start of a string, and the pin as tokens,
+    // and writes "sha256: 000…" (a space after the colon: TP306, 65 hex digits).
+    assert.ok(result.includes(`"create_issue": "${NEW_PIN}"`), `the pin is written as given:\n${result}`);
+    checkSnapshotEdit(text, result, [instance], instance, ['create_issue'], { tool: 'create_issue', pin: NEW_PIN }, undefined);
+    assert.deepEqual(codes(result, 'connector'), []);
+  });
+
+  test('adding an entry on a line that starts inside a block comment keeps the comment\'s text', () => {
+    const text = `{
+  "name": "github_tools",
+  "provider": "mcp",
+  "providerConfig": {
+    "transport": { "kind": "stdio", "command": "node" /* was:
+"kind":"http",*/ }
+  }
+}
+`;
+    const instance = onlyInstance(text);
+    const result = applyTextEdits(text, setSnapshotEntryEdits(text, instance, 'create_issue', NEW_PIN));
+    // Found: the commented-out member is reformatted to `"kind": "http",` inside the comment.
+    checkSnapshotEdit(text, result, [instance], instance, ['create_issue'], { tool: 'create_issue', pin: NEW_PIN }, undefined);
+  });
+
+  test('a re-pin next to the same comments changes only the pin (replacePinEdit never reformats)', () => {
+    const text = connectorWith(`{
+      /* was "sha256:…
+         before the v2 release" */ "create_issue": "${PIN_1}", // pinned after the v2 release
+      "add_labels": "${PIN_2}",
+    }`);
+    const instance = onlyInstance(text);
+    const entry = instance.snapshot[0]!;
+    const result = applyTextEdits(text, [replacePinEdit(entry.pin.span, NEW_PIN)]);
+    assert.equal(result, text.replace(PIN_1, NEW_PIN));
+  });
+});

@@ -7,8 +7,9 @@
  * nothing else; entries are added and removed with jsonc-parser's `modify`, which keeps comments
  * and formatting around them.
  */
-import { type EditResult, getNodePath, type JSONPath, modify } from 'jsonc-parser';
+import { createScanner, type EditResult, getNodePath, type JSONPath, modify, SyntaxKind } from 'jsonc-parser';
 import type { ConnectorInstanceModel } from './connector';
+import { getProperty, type JsonNode } from './jsonDocument';
 import type { PinAlgorithm } from './pins';
 import type { Span } from './problems';
 
@@ -39,14 +40,118 @@ function instancePath(instance: ConnectorInstanceModel): JSONPath {
   return getNodePath(instance.node);
 }
 
-/** Adds (or replaces) `toolsSnapshot[tool] = pin` in a connector instance. */
+function snapshotObject(instance: ConnectorInstanceModel): JsonNode | undefined {
+  const config = getProperty(instance.node, 'providerConfig')?.valueNode;
+  const snapshot = getProperty(config, 'toolsSnapshot')?.valueNode;
+  return snapshot?.type === 'object' ? snapshot : undefined;
+}
+
+/** The next token after `offset` that is not whitespace or a comment. */
+function nextToken(text: string, offset: number): { kind: SyntaxKind; offset: number; length: number } {
+  const scanner = createScanner(text, true);
+  scanner.setPosition(offset);
+  const kind = scanner.scan();
+  return { kind, offset: scanner.getTokenOffset(), length: scanner.getTokenLength() };
+}
+
+/** Where the line holding `offset` starts, and whether only whitespace precedes `offset` on it. */
+function lineStartOf(text: string, offset: number): { start: number; blankBefore: boolean } {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  return { start, blankBefore: /^[ \t]*$/.test(text.slice(start, offset)) };
+}
+
+/** The end of the line holding `offset` (the index of its line break, or the text's end). */
+function lineEndOf(text: string, offset: number): number {
+  const end = text.indexOf('\n', offset);
+  return end < 0 ? text.length : end > 0 && text[end - 1] === '\r' ? end - 1 : end;
+}
+
+/**
+ * Adds (or replaces) `toolsSnapshot[tool] = pin` in a connector instance.
+ *
+ * An existing entry gets only its value replaced. A new entry is written after the last one, on a
+ * line of its own with the same indentation when the entries are one per line, and every comment
+ * stays where it was: the text is inserted, never re-formatted. Only a missing `toolsSnapshot`
+ * object is added with jsonc-parser's `modify`.
+ */
 export function setSnapshotEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string, pin: string): TextEdit[] {
+  const existing = [...instance.snapshot].reverse().find((entry) => entry.tool.value === tool);
+  if (existing) return [replacePinEdit(existing.pin.span, pin)];
+  const snapshot = snapshotObject(instance);
+  const member = `${JSON.stringify(tool)}: ${JSON.stringify(pin)}`;
+  if (snapshot) return appendMemberEdits(text, snapshot, member);
+  const config = getProperty(instance.node, 'providerConfig')?.valueNode;
+  if (config?.type === 'object') return appendMemberEdits(text, config, `"toolsSnapshot": { ${member} }`);
   return toEdits(modify(text, [...instancePath(instance), 'providerConfig', 'toolsSnapshot', tool], pin, { formattingOptions: detectIndentation(text) }));
 }
 
-/** Removes `toolsSnapshot[tool]` from a connector instance. */
+/**
+ * Appends a member (`"key": value` text) to an object node without re-formatting anything: after
+ * the last member, on a line of its own with the same indentation when members are one per line
+ * (after a line comment that ends the last member's line), else inline.
+ */
+function appendMemberEdits(text: string, object: JsonNode, member: string): TextEdit[] {
+  const properties = object.children ?? [];
+  if (properties.length === 0) {
+    // `{}` or `{ /* comment */ }`: the member goes right after the brace.
+    return [{ offset: object.offset + 1, length: 0, content: ` ${member} ` }];
+  }
+  const last = properties[properties.length - 1]!;
+  const lastEnd = last.offset + last.length;
+  const { start, blankBefore } = lineStartOf(text, last.offset);
+  const indent = blankBefore ? text.slice(start, last.offset) : undefined;
+  const after = nextToken(text, lastEnd);
+  const trailingComma = after.kind === SyntaxKind.CommaToken;
+  const commaEnd = trailingComma ? after.offset + 1 : lastEnd;
+  // The rest of the line after the last member (and its comma) may hold a line comment: the new
+  // member goes after it, on its own line, so the comment stays with the member it describes.
+  const rest = text.slice(commaEnd, lineEndOf(text, commaEnd));
+  const restIsCommentOrBlank = /^[ \t]*(\/\/.*)?$/.test(rest);
+  if (indent !== undefined && restIsCommentOrBlank) {
+    const eol = commaEnd + rest.length;
+    const newline = text.includes('\r\n') ? '\r\n' : '\n';
+    const edits: TextEdit[] = [{ offset: eol, length: 0, content: `${newline}${indent}${member}${trailingComma ? ',' : ''}` }];
+    if (!trailingComma) edits.push({ offset: lastEnd, length: 0, content: ',' });
+    return edits;
+  }
+  return trailingComma ? [{ offset: commaEnd, length: 0, content: ` ${member},` }] : [{ offset: lastEnd, length: 0, content: `, ${member}` }];
+}
+
+/**
+ * Removes `toolsSnapshot[tool]` from a connector instance: the member and one comma next to it,
+ * and its line when nothing else is on it. Comments outside the member itself are kept.
+ */
 export function removeSnapshotEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string): TextEdit[] {
-  return toEdits(modify(text, [...instancePath(instance), 'providerConfig', 'toolsSnapshot', tool], undefined, { formattingOptions: detectIndentation(text) }));
+  const snapshot = snapshotObject(instance);
+  if (!snapshot) return [];
+  const properties = snapshot.children ?? [];
+  const index = properties.map((property) => String(property.children?.[0]?.value)).lastIndexOf(tool);
+  if (index < 0) return [];
+  const member = properties[index]!;
+  let end = member.offset + member.length;
+  const edits: TextEdit[] = [];
+  const after = nextToken(text, end);
+  if (after.kind === SyntaxKind.CommaToken) {
+    // Only whitespace before the comma: it goes with the member. A comment before it stays, so the
+    // comma goes on its own.
+    if (/^\s*$/.test(text.slice(end, after.offset))) end = after.offset + 1;
+    else edits.push({ offset: after.offset, length: 1, content: '' });
+  } else if (index > 0) {
+    // The last member: the comma before it goes instead (a comment after that comma stays).
+    const previous = properties[index - 1]!;
+    const comma = nextToken(text, previous.offset + previous.length);
+    if (comma.kind === SyntaxKind.CommaToken) edits.push({ offset: comma.offset, length: 1, content: '' });
+  }
+  let start = member.offset;
+  const line = lineStartOf(text, start);
+  const lineEnd = lineEndOf(text, end);
+  if (line.blankBefore && /^[ \t]*$/.test(text.slice(end, lineEnd))) {
+    // The member had its line to itself: the whole line goes, line break included.
+    start = line.start;
+    end = text.indexOf('\n', end) < 0 ? text.length : text.indexOf('\n', end) + 1;
+  }
+  edits.push({ offset: start, length: end - start, content: '' });
+  return edits;
 }
 
 /** Applies edits (non-overlapping, any order) to a text. */

@@ -5,7 +5,7 @@
  * errors and duplicate keys come back as problems with exact spans, and whatever could be
  * recovered is still in the tree so later checks can run on the rest of the file.
  */
-import { getNodeValue, type Node as JsonNode, parseTree, type ParseError, ParseErrorCode } from 'jsonc-parser';
+import { createScanner, getNodeValue, type Node as JsonNode, parseTree, type ParseError, ParseErrorCode, SyntaxKind } from 'jsonc-parser';
 import { type Problem, problem, type Span } from './problems';
 
 export type { JsonNode };
@@ -46,8 +46,41 @@ const SYNTAX_MESSAGES: Partial<Record<ParseErrorCode, string>> = {
   [ParseErrorCode.InvalidCharacter]: 'invalid character in a string (control characters must be escaped)',
 };
 
+/**
+ * The deepest nesting Toolpin reads. Parsers and checks recurse per level; a document nested
+ * deeper (no real blueprint is) is reported instead of exhausting the stack.
+ */
+export const MAX_NESTING = 512;
+
+/** The offset where nesting first exceeds `limit`, found with the (iterative) scanner, or -1. */
+function tooDeepAt(text: string, limit: number): number {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (let token = scanner.scan(); token !== SyntaxKind.EOF; token = scanner.scan()) {
+    if (token === SyntaxKind.OpenBraceToken || token === SyntaxKind.OpenBracketToken) {
+      if (++depth > limit) return scanner.getTokenOffset();
+    } else if (token === SyntaxKind.CloseBraceToken || token === SyntaxKind.CloseBracketToken) {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return -1;
+}
+
+/** True when a text nests deeper than Toolpin reads (callers of recursive parsers check first). */
+export function nestsTooDeep(text: string): boolean {
+  return tooDeepAt(text, MAX_NESTING) >= 0;
+}
+
 /** Parses JSONC text (comments and trailing commas allowed) into a tree with offsets. */
 export function parseJsonDocument(text: string): JsonDocument {
+  const deep = tooDeepAt(text, MAX_NESTING);
+  if (deep >= 0) {
+    return {
+      text,
+      root: undefined,
+      problems: [problem('TP100', { offset: deep, length: 1 }, `JSON syntax error: the document nests deeper than ${MAX_NESTING} levels here, more than Toolpin reads`)],
+    };
+  }
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   const problems: Problem[] = errors.map((error) =>

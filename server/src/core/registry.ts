@@ -43,7 +43,13 @@ const keys = new WeakMap<ServerDefinition, string>();
 export function serverKey(definition: ServerDefinition): string {
   let key = keys.get(definition);
   if (key === undefined) {
-    key = canonicalJson({ transport: definition.transport ?? null, auth: definition.auth ?? null, cwd: definition.cwd, unusable: definition.unusable ?? null });
+    const identity = { transport: definition.transport ?? null, auth: definition.auth ?? null, cwd: definition.cwd, unusable: definition.unusable ?? null };
+    try {
+      key = canonicalJson(identity);
+    } catch {
+      // Not canonical JSON (a lone surrogate in an argument): still a stable key for this text.
+      key = JSON.stringify(identity);
+    }
     keys.set(definition, key);
   }
   return key;

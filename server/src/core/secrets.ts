@@ -26,9 +26,14 @@ const CREDENTIAL_LAST_WORDS = new Set([
 // Two-word endings: "api_key", "privateKey", "access-key", "secret_key", "client_secret".
 const CREDENTIAL_LAST_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session key', 'auth key']);
 
-/** Splits camelCase, snake_case, kebab-case and dotted keys into lowercase words. */
+/**
+ * Splits camelCase, snake_case, kebab-case and dotted keys into lowercase words. Only the last 64
+ * characters are split: the words that matter are the last ones, and the split's regular
+ * expressions must never see a pathological (huge) key.
+ */
 export function keyWords(key: string): string[] {
   return key
+    .slice(-64)
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .split(/[^A-Za-z0-9]+/)

@@ -8,6 +8,7 @@ import { type CompletionItem, CompletionItemKind, type Connection, type TextDocu
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { BlueprintModel } from '../core/blueprint';
 import type { ConnectorModel } from '../core/connector';
+import { nestsTooDeep } from '../core/jsonDocument';
 import type { ListedTool } from '../core/listing';
 import { schemaPin, toolPin } from '../core/pins';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -50,7 +51,7 @@ export async function computeCompletion(document: TextDocument, offset: number, 
   const file = uriToPath(document.uri);
   const text = document.getText();
   const analysis = workspace.setOpenDocument(file, text) ?? workspace.analysis(file);
-  if (!analysis) return [];
+  if (!analysis || nestsTooDeep(text)) return [];
   const location = getLocation(text, offset);
   const path = location.path;
   const last = path[path.length - 1];

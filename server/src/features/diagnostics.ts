@@ -48,8 +48,8 @@ export function registerDiagnostics(
       if (shown.delete(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
       return;
     }
-    if (open) workspace.setOpenDocument(file, text!);
     const diagnostics = await runSafe<Diagnostic[]>(connection.console, `checking ${uri}`, undefined, [], async () => {
+      if (open) workspace.setOpenDocument(file, text!);
       if (!settings().validate.enable) return [];
       const analysis = workspace.analysis(file);
       if (!analysis) return [];
@@ -67,16 +67,17 @@ export function registerDiagnostics(
     void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics });
   };
 
+  const publishSafely = (uri: string): void => {
+    publish(uri).catch((error: unknown) => connection.console.error(`toolpin: publishing ${uri} failed: ${String(error)}`));
+  };
+
   const schedule = (uri: string, delay: number): void => {
     const existing = pending.get(uri);
     if (existing !== undefined) runtime.clearTimeout(existing);
-    pending.set(uri, runtime.setTimeout(() => void publish(uri), delay));
+    pending.set(uri, runtime.setTimeout(() => publishSafely(uri), delay));
   };
 
-  documents.onDidOpen((event) => {
-    workspace.setOpenDocument(uriToPath(event.document.uri), event.document.getText());
-    void publish(event.document.uri);
-  });
+  documents.onDidOpen((event) => publishSafely(event.document.uri));
   documents.onDidChangeContent((event) => schedule(event.document.uri, settings().validate.debounceMs));
   documents.onDidClose((event) => {
     const existing = pending.get(event.document.uri);
@@ -84,7 +85,7 @@ export function registerDiagnostics(
     pending.delete(event.document.uri);
     const file = uriToPath(event.document.uri);
     if (!documentKindOf(file)) return;
-    void workspace.closeDocument(file).then(() => publish(event.document.uri));
+    void workspace.closeDocument(file).then(() => publishSafely(event.document.uri), (error: unknown) => connection.console.error(`toolpin: closing ${file} failed: ${String(error)}`));
   });
   workspace.onDidChange((paths) => {
     for (const file of paths) schedule(pathToUri(file), 0);
