@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { ClearCacheRequest, RefreshRequest } from '../../server/src/protocol';
 import { credentialKey } from './languageClient';
-import { comparePinnedAndLive, type ReviewContentProvider, reviewAndRepin } from './review';
+import { comparePinnedAndLive, type ReviewContentProvider, reviewAndRepin, showLiveTool } from './review';
 
 export interface CommandContext {
   readonly extension: vscode.ExtensionContext;
@@ -28,6 +28,39 @@ async function repinFile(uri: vscode.Uri): Promise<number> {
   return Number(/Re-pin all (\d+)/.exec(fixAll.title)?.[1] ?? 1);
 }
 
+/**
+ * Re-pins everything drifted in the workspace as one edit that VS Code previews before applying
+ * (every change needs confirmation), built from each file's fix-all code action.
+ */
+async function repinWorkspace(): Promise<number> {
+  const files = await vscode.workspace.findFiles('**/*.{blueprint,connector}.{json,jsonc}', '**/node_modules/**', 2000);
+  const combined = new vscode.WorkspaceEdit();
+  let count = 0;
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Toolpin: collecting re-pins…', cancellable: true }, async (progress, token) => {
+    for (const [index, uri] of files.entries()) {
+      if (token.isCancellationRequested) return;
+      progress.report({ message: vscode.workspace.asRelativePath(uri), increment: 100 / Math.max(files.length, 1) });
+      const document = await vscode.workspace.openTextDocument(uri);
+      const range = new vscode.Range(0, 0, document.lineCount, 0);
+      const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range, FIX_ALL_KIND.value)) ?? [];
+      const fixAll = actions.find((action) => action.kind?.value === FIX_ALL_KIND.value && action.edit);
+      if (!fixAll?.edit) continue;
+      count += Number(/Re-pin all (\d+)/.exec(fixAll.title)?.[1] ?? 1);
+      const label = { label: fixAll.title, description: vscode.workspace.asRelativePath(uri), needsConfirmation: true };
+      for (const [target, edits] of fixAll.edit.entries()) {
+        for (const edit of edits) combined.replace(target, edit.range, edit.newText, { ...label, label: `${index + 1}. ${vscode.workspace.asRelativePath(target)}` });
+      }
+    }
+  });
+  if (count === 0) {
+    void vscode.window.showInformationMessage('Toolpin: nothing drifted in the workspace.');
+    return 0;
+  }
+  // needsConfirmation makes VS Code show the refactor preview: every change is reviewed first.
+  const applied = await vscode.workspace.applyEdit(combined, { isRefactoring: true });
+  return applied ? count : 0;
+}
+
 const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[]) => unknown> = {
   'toolpin.showOutput': ({ outputChannel }) => () => outputChannel.show(true),
 
@@ -38,6 +71,16 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Toolpin: listing tools of the MCP servers…' }, () =>
         client()?.sendRequest(RefreshRequest, names ? { servers: names } : {}) ?? Promise.resolve(),
       );
+    },
+
+  'toolpin.repinWorkspace': () => () => repinWorkspace(),
+
+  'toolpin.showLiveTool':
+    ({ client, review }) =>
+    async (uri?: unknown, position?: unknown) => {
+      const languageClient = client();
+      if (!languageClient) return undefined;
+      return showLiveTool(languageClient, review, uri, position);
     },
 
   'toolpin.clearCache':

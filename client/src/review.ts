@@ -84,3 +84,17 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
   await vscode.workspace.applyEdit(edit, { isRefactoring: true });
   return 'applied';
 }
+
+/** Opens the live tool of the pin at a position (its canonical content, readable) as a read-only document. */
+export async function showLiveTool(client: LanguageClient, provider: ReviewContentProvider, uriArg?: unknown, positionArg?: unknown): Promise<PinDetails | undefined> {
+  const at = target(uriArg, positionArg);
+  if (!at) return undefined;
+  const found = await details(client, at.uri, at.position);
+  if (!found) {
+    void vscode.window.showInformationMessage('Toolpin: put the cursor on a pin, a toolName or a toolsSnapshot key.');
+    return undefined;
+  }
+  const { right } = sides(found, provider);
+  await vscode.window.showTextDocument(right, { preview: true });
+  return found;
+}

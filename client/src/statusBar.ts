@@ -31,8 +31,17 @@ export function registerStatusBar(context: vscode.ExtensionContext, client: Lang
   item.text = '$(pin) Toolpin';
   let last: StatusParams | undefined;
   context.subscriptions.push(item);
+  // While some server is being listed, a window progress says so (slow servers are visible).
+  let listing: { done: () => void } | undefined;
   client.onNotification(StatusNotification, (status) => {
     last = status;
+    const pending = status.servers.filter((server) => server.state === 'pending').map((server) => server.name);
+    if (pending.length > 0 && !listing) {
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Toolpin: listing ${pending.join(', ')}` }, () => new Promise<void>((resolve) => (listing = { done: resolve })));
+    } else if (pending.length === 0 && listing) {
+      listing.done();
+      listing = undefined;
+    }
     const shown = statusText(status);
     item.text = shown.text;
     item.tooltip = shown.tooltip;
