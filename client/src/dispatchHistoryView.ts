@@ -95,12 +95,14 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
     switch (node.kind) {
       case 'server': {
         const item = new vscode.TreeItem(node.server, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `server:${node.server}`;
         item.iconPath = new vscode.ThemeIcon('server');
         item.contextValue = 'server';
         return item;
       }
       case 'tool': {
         const item = new vscode.TreeItem(node.tool.tool, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `tool:${node.server}\u0000${node.tool.tool}`;
         item.iconPath = new vscode.ThemeIcon('tools');
         item.description = node.tool.liveState === 'served' ? `live ${node.tool.liveHash}` : node.tool.liveState === 'not-served' ? 'not served' : 'live unknown';
         item.tooltip = node.tool.liveReason ?? undefined;
@@ -109,14 +111,19 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
       case 'hash': {
         const stale = node.hash.live === false;
         const item = new vscode.TreeItem(node.hash.schemaHash, vscode.TreeItemCollapsibleState.Collapsed);
+        // Stable ids keep expansion and selection on the same hash when new executions arrive.
+        item.id = `hash:${node.server}\u0000${node.tool}\u0000${node.hash.schemaHash}`;
         item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : node.hash.live ? 'pass' : 'question', stale ? new vscode.ThemeColor('list.warningForeground') : undefined);
-        item.description = `${STATUS_LABEL[node.hash.status] ?? node.hash.status} · ${node.hash.count} · last ${age(node.hash.lastSeen.at)}`;
+        // "pinned" alone means the pin matches and the live answer is missing or different: say which.
+        const status = node.hash.status === 'pinned' && node.hash.live === null ? 'pinned · live unknown' : (STATUS_LABEL[node.hash.status] ?? node.hash.status);
+        item.description = `${status} · ${node.hash.count} · last ${age(node.hash.lastSeen.at)}`;
         item.tooltip = `${node.hash.count} execution(s) at ${node.hash.schemaHash}${node.hash.ranAfterDrift ? `, ${node.hash.ranAfterDrift} after drift` : ''}`;
         item.contextValue = stale ? 'hash.stale' : 'hash';
         return item;
       }
       case 'execution': {
         const item = new vscode.TreeItem(node.execution.executionId, vscode.TreeItemCollapsibleState.None);
+        item.id = `execution:${node.execution.log}:${node.execution.line}`;
         item.iconPath = new vscode.ThemeIcon(node.execution.ranAfterDrift ? 'error' : 'history');
         item.description = `${node.execution.blueprint ?? '?'}/${node.execution.stepId ?? '?'} · ${node.execution.at}`;
         item.tooltip = `${node.execution.log}:${node.execution.line} (seq ${node.execution.seq})${node.execution.ranAfterDrift ? ' — ran after the server had moved on' : ''}`;
@@ -126,6 +133,7 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
       }
       case 'more': {
         const item = new vscode.TreeItem(`Show all ${node.hash.count} executions…`, vscode.TreeItemCollapsibleState.None);
+        item.id = `more:${node.server}\u0000${node.tool}\u0000${node.hash.schemaHash}`;
         item.command = { command: 'toolpin.history.showAll', title: 'Show All', arguments: [node] };
         return item;
       }

@@ -9,10 +9,12 @@
 //   npm run build && node test/host/run-code-server.mjs --untrusted   workspace trust on, not granted
 //
 // Two phases on one code-server: (1) the in-host mocha suite (payload extensionTestsPath; the
-// workbench stops its extension host when the suite ends), then (2) the UI smoke phase
-// (test/host/ui/smoke.mjs) in a fresh browser context: squiggle, hover, Ctrl+. → Re-pin, status bar,
-// a screenshot per step. --untrusted runs phase 1 only, with workspace trust enabled and the folder
-// never trusted (the suite's untrusted tests run, its trusted ones are skipped, and vice versa).
+// workbench stops its extension host when the suite ends), then (2) the UI phase in a fresh browser
+// context: the smoke steps (test/host/ui/smoke.mjs: squiggle, hover, Ctrl+. → Re-pin, status bar),
+// then the Dispatch History steps (test/host/ui/history.mjs: activity bar, tree, expand, open step,
+// an appended event showing up), a screenshot per step. --untrusted runs phase 1 only, with
+// workspace trust enabled and the folder never trusted (the suite's untrusted tests run, its
+// trusted ones are skipped, and vice versa).
 //
 // The workspace copy gets a live MCP server: its .mcp.json (written here, with absolute paths of
 // this machine, never committed) names "demo" = test/fixtures/servers/fixture-server.mjs --stdio
@@ -360,7 +362,7 @@ log(`code-server ${CODE_SERVER_VERSION} on ${origin} ready in ${seconds(Date.now
 let exitCode = 1;
 let counts;
 let failureReason;
-/** Phase 2: { passed, failed, results } from test/host/ui/smoke.mjs, or undefined when not run. */
+/** Phase 2: { passed, failed, results } of test/host/ui/smoke.mjs and ui/history.mjs together, or undefined when not run. */
 let uiCounts;
 const uiFailures = [];
 /** Whether the suite ran to its end (codeAutomationExit): the runner's checks mean something then. */
@@ -504,22 +506,35 @@ try {
     const uiPayload = VSIX_MODE ? [] : [['extensionDevelopmentPath', remote(developmentPath)]];
     const uiUrl = `${origin}/?folder=${encodeURIComponent(dirs.workspace)}${uiPayload.length > 0 ? `&payload=${encodeURIComponent(JSON.stringify(uiPayload))}` : ''}`;
     const { runUiSmoke } = await import('./ui/smoke.mjs');
-    const remaining = TIMEOUT_MS - (Date.now() - timeoutClock);
-    let uiTimer;
-    const uiTimedOut = new Promise((resolve) => {
-      uiTimer = setTimeout(() => resolve(undefined), Math.max(0, remaining));
-    });
-    uiCounts = await Promise.race([
-      runUiSmoke({ page: uiPage, url: uiUrl, resultsDir: RESULTS, prefix, log: (line) => log(line), stepTimeoutMs: 30_000 }),
-      uiTimedOut,
-    ]);
-    clearTimeout(uiTimer);
-    if (!uiCounts) {
-      uiCounts = { passed: 0, failed: 1, results: [] };
-      uiFailures.push('the UI phase ran into the overall timeout');
-      await screenshot(uiPage, path.join(RESULTS, `${prefix}ui-failure-timeout.png`));
-    }
-    for (const result of uiCounts.results) if (!result.ok) uiFailures.push(`UI: ${result.what}: ${result.error}`);
+    const { runUiHistory } = await import('./ui/history.mjs');
+    /** One part of the UI phase, bounded by what is left of the overall timeout. */
+    const uiPart = async (name, run) => {
+      const remaining = TIMEOUT_MS - (Date.now() - timeoutClock);
+      let uiTimer;
+      const uiTimedOut = new Promise((resolve) => {
+        uiTimer = setTimeout(() => resolve(undefined), Math.max(0, remaining));
+      });
+      let partCounts = await Promise.race([run(), uiTimedOut]);
+      clearTimeout(uiTimer);
+      if (!partCounts) {
+        partCounts = { passed: 0, failed: 1, results: [] };
+        uiFailures.push(`the UI ${name} steps ran into the overall timeout`);
+        await screenshot(uiPage, path.join(RESULTS, `${prefix}ui-failure-timeout-${name}.png`));
+      }
+      for (const result of partCounts.results) if (!result.ok) uiFailures.push(`UI: ${result.what}: ${result.error}`);
+      return partCounts;
+    };
+    const uiOptions = { page: uiPage, url: uiUrl, resultsDir: RESULTS, prefix, log: (line) => log(line), stepTimeoutMs: 30_000 };
+    // The smoke steps, then the Dispatch History steps on the same page (test/host/ui/history.mjs).
+    const smokeCounts = await uiPart('smoke', () => runUiSmoke(uiOptions));
+    const tHistory = Date.now();
+    const historyCounts = await uiPart('history', () => runUiHistory({ ...uiOptions, workspaceDir: dirs.workspace }));
+    log(`UI history steps: ${historyCounts.passed} passed, ${historyCounts.failed} failed in ${seconds(Date.now() - tHistory)}`);
+    uiCounts = {
+      passed: smokeCounts.passed + historyCounts.passed,
+      failed: smokeCounts.failed + historyCounts.failed,
+      results: [...smokeCounts.results, ...historyCounts.results],
+    };
     log(`UI phase: ${uiCounts.passed} passed, ${uiCounts.failed} failed in ${seconds(Date.now() - tUi)} (workbench load included)`);
   }
 } catch (error) {

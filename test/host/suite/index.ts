@@ -36,7 +36,9 @@ export function run(): Promise<void> {
 
   // One workspace and one language server serve every file, and some files change what later
   // ones see (drift.test moves the fixture server on): a fixed order, then any other file by name.
-  const order = ['extension.test.js', 'drift.test.js', 'commands.test.js', 'untrusted.test.js'];
+  // history.test runs after the files that move the server and re-pin (it reads the live hash from
+  // the control file) and before untrusted.test, whose last test checks no server was ever started.
+  const order = ['extension.test.js', 'drift.test.js', 'commands.test.js', 'history.test.js', 'untrusted.test.js'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   const files = fs
     .readdirSync(__dirname)
