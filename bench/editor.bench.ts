@@ -34,25 +34,18 @@
  *          dir and the profile). Exit 1 when a publication has the wrong drift count.
  *          Results: bench/results/editor.json.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { getLanguageService, type LanguageService } from 'vscode-json-languageservice';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { schemaPin } from '../server/src/core/pins';
 import { startTestServer, type TestServer } from '../test/support/lspClient';
+import { findRepoRoot, median, option, packageVersion, stats } from './support/benchSupport';
 
 // ---------------------------------------------------------------------------------------------
 // Options
 
-function option(name: string, fallback: number): number {
-  const prefix = `--${name}=`;
-  const given = process.argv.find((arg) => arg.startsWith(prefix));
-  if (given === undefined) return fallback;
-  const value = Number(given.slice(prefix.length));
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const SAMPLES = Math.max(5, Math.floor(option('samples', 9)));
 const STEPS = Math.floor(option('steps', 10_000));
@@ -64,24 +57,11 @@ const TOOLS = 20;
 const STALE_EVERY = 100;
 const STALE_PIN = 'fnv1a64:0000000000000000';
 
-function findRepoRoot(start: string): string {
-  let dir = start;
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('no package.json above the benchmark');
-    dir = parent;
-  }
-}
 
 const repoRoot = findRepoRoot(__dirname);
 const fixtureServer = join(repoRoot, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
 const serverBundle = join(repoRoot, 'dist', 'server.js');
 
-function packageVersion(name: string): string {
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
-  return `${name}@${manifest.version}`;
-}
 
 function now(): number {
   return performance.now();
@@ -250,15 +230,7 @@ async function peerValidate(service: LanguageService, uri: string, text: string)
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
-function stats(values: readonly number[]): { median: number; min: number; max: number } {
-  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Profile: where the server's time goes
@@ -416,7 +388,7 @@ async function main(): Promise<void> {
     benchmark: 'editor',
     recordedAt: new Date().toISOString(),
     machine: { ...machine, loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))) },
-    peer: packageVersion('vscode-json-languageservice'),
+    peer: packageVersion(repoRoot, 'vscode-json-languageservice'),
     documents: {
       big: { steps: big.steps, bytes: Buffer.byteLength(big.text), drifted: big.drifted },
       small: { steps: small.steps, bytes: Buffer.byteLength(small.text), drifted: small.drifted },

@@ -24,25 +24,18 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { canonicalize as jsonCanonicalize } from 'json-canonicalize';
 import { canonicalJson } from '../server/src/core/canonicalJson';
 import { fnv1a64Hex, fnv1a64HexOfBytes } from '../server/src/core/fnv1a64';
 import { schemaPin, toolPin, toolPinContent, type PinnableTool } from '../server/src/core/pins';
 import { fnv1a64ReferenceHex } from '../test/support/fnv1a64Reference';
+import { type Stats, findRepoRoot, option, packageVersion, stats } from './support/benchSupport';
 
 // ---------------------------------------------------------------------------------------------
 // Options
 
-function option(name: string, fallback: number): number {
-  const prefix = `--${name}=`;
-  const given = process.argv.find((arg) => arg.startsWith(prefix));
-  if (given === undefined) return fallback;
-  const value = Number(given.slice(prefix.length));
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const SAMPLES = Math.max(7, Math.floor(option('samples', 9)));
 const SAMPLE_NS = option('sample-ms', 300) * 1e6;
@@ -52,15 +45,6 @@ const ENFORCE = process.argv.includes('--enforce');
 // ---------------------------------------------------------------------------------------------
 // Corpus
 
-function findRepoRoot(start: string): string {
-  let dir = start;
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('no package.json above the benchmark');
-    dir = parent;
-  }
-}
 
 const repoRoot = findRepoRoot(__dirname);
 
@@ -70,12 +54,6 @@ interface Fixture {
   readonly tools: ReadonlyArray<PinnableTool & Record<string, unknown>>;
 }
 
-function packageVersion(name: string): string {
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  return `${name}@${manifest.version}`;
-}
 
 const fixtureDir = join(repoRoot, 'test', 'fixtures', 'tool-lists');
 const fixtureFiles = existsSync(fixtureDir)
@@ -272,20 +250,7 @@ function sample(pass: Pass, iterations: number): number {
   return elapsed / (iterations * TOOLS);
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
-interface Stats {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-function stats(values: readonly number[]): Stats {
-  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
-}
 
 /** Interleaved samples of the given passes; rotates the order each round. */
 function measureGroup(names: readonly PassName[]): Record<string, { iterations: number; samples: number[] }> {
@@ -374,7 +339,7 @@ const machine = {
   cores: availableParallelism(),
   cpu: cpuList[0]?.model ?? 'unknown',
 };
-const peers = [packageVersion('canonicalize'), packageVersion('json-canonicalize')];
+const peers = [packageVersion(repoRoot, 'canonicalize'), packageVersion(repoRoot, 'json-canonicalize')];
 
 console.log('Toolpin hashing benchmark');
 console.log(`machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, ${machine.platform}`);

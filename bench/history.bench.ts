@@ -28,26 +28,19 @@
  * Results: bench/results/history.json. Exit 1 when a check fails (counts, bytes read).
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, cpSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, createReadStream, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fnv1a64Hex } from '../server/src/core/fnv1a64';
 import { HistoryModel } from '../server/src/core/history';
 import { LogReader } from '../server/src/history/logReader';
+import { findRepoRoot, median, option, stats } from './support/benchSupport';
 
 // ---------------------------------------------------------------------------------------------
 // Options
 
-function option(name: string, fallback: number): number {
-  const prefix = `--${name}=`;
-  const given = process.argv.find((arg) => arg.startsWith(prefix));
-  if (given === undefined) return fallback;
-  const value = Number(given.slice(prefix.length));
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 function stringOption(name: string): string | undefined {
   const prefix = `--${name}=`;
@@ -280,15 +273,6 @@ async function childReadline(file: string): Promise<ChildResult> {
 // ---------------------------------------------------------------------------------------------
 // The parent
 
-function findRepoRoot(start: string): string {
-  let dir = start;
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('no package.json above the benchmark');
-    dir = parent;
-  }
-}
 
 /**
  * Copies the compiled benchmark and the modules it needs (out/server/src/core, out/server/src/history)
@@ -299,8 +283,9 @@ function privateCopy(folder: string): string {
   const outRoot = join(__dirname, '..');
   const copyRoot = join(folder, 'out');
   for (const part of [join('server', 'src', 'core'), join('server', 'src', 'history')]) cpSync(join(outRoot, part), join(copyRoot, part), { recursive: true });
-  mkdirSync(join(copyRoot, 'bench'), { recursive: true });
+  mkdirSync(join(copyRoot, 'bench', 'support'), { recursive: true });
   copyFileSync(__filename, join(copyRoot, 'bench', basename(__filename)));
+  copyFileSync(join(__dirname, 'support', 'benchSupport.js'), join(copyRoot, 'bench', 'support', 'benchSupport.js'));
   return join(copyRoot, 'bench', basename(__filename));
 }
 
@@ -312,15 +297,7 @@ function runChild(side: string, file: string): ChildResult {
   return JSON.parse(result.stdout.trim().split('\n').pop()!) as ChildResult;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
-function stats(values: number[]): { median: number; min: number; max: number } {
-  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
-}
 
 const f1 = (value: number): string => value.toFixed(1);
 const f2 = (value: number): string => value.toFixed(2);

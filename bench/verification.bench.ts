@@ -45,9 +45,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { z } from 'zod';
@@ -60,21 +60,14 @@ import { type CliIo, processIo } from '../server/src/cli/io';
 import { type AnalyzedDocument, definitionsNeeded, verifyDocuments } from '../server/src/engine/verifyWorkspace';
 import { Inventory } from '../server/src/mcp/inventory';
 import { TOOLPIN_VERSION } from '../server/src/server';
+import { findRepoRoot, option, packageVersion, stats } from './support/benchSupport';
 
 // ---------------------------------------------------------------------------------------------
 // Options
 
-function option(name: string, fallback: number): number {
-  const prefix = `--${name}=`;
-  const given = process.argv.find((arg) => arg.startsWith(prefix));
-  if (given === undefined) return fallback;
-  const value = Number(given.slice(prefix.length));
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} needs a non-negative number`);
-  return value;
-}
 
-const ROUNDS = Math.max(5, Math.floor(option('rounds', 5)));
-const DELAY_MS = Math.floor(option('delay-ms', 150));
+const ROUNDS = Math.max(5, Math.floor(option('rounds', 5, true)));
+const DELAY_MS = Math.floor(option('delay-ms', 150, true));
 const REAL_SERVERS = !process.argv.includes('--no-real');
 const DIAGNOSE = process.argv.includes('--diagnose');
 const KEEP = process.argv.includes('--keep');
@@ -83,24 +76,11 @@ const FIXTURE_TOOLS = 50;
 const NAMED_STEPS = 3;
 const CONNECTOR_PINS = 3;
 
-function findRepoRoot(start: string): string {
-  let dir = start;
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('no package.json above the benchmark');
-    dir = parent;
-  }
-}
 
 const repoRoot = findRepoRoot(__dirname);
 const fixtureServer = join(repoRoot, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
 const cliBundle = join(repoRoot, 'dist', 'cli.js');
 
-function packageVersion(name: string): string {
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
-  return `${name}@${manifest.version}`;
-}
 
 function now(): number {
   return performance.now();
@@ -165,14 +145,14 @@ for (let index = 1; index <= fixtureCount; index++) {
 if (REAL_SERVERS) {
   specs.push({
     name: 'everything',
-    what: packageVersion('@modelcontextprotocol/server-everything'),
+    what: packageVersion(repoRoot, '@modelcontextprotocol/server-everything'),
     command: 'node',
     args: [join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'],
     env: {},
   });
   specs.push({
     name: 'memory',
-    what: packageVersion('@modelcontextprotocol/server-memory'),
+    what: packageVersion(repoRoot, '@modelcontextprotocol/server-memory'),
     command: 'node',
     args: [join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js')],
     env: { MEMORY_FILE_PATH: join(workspace, 'servers', 'memory.jsonl') },
@@ -524,20 +504,7 @@ function runCli(): Promise<{ wallMs: number; exitCode: number | null; summary: R
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
-interface Stats {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-function stats(values: readonly number[]): Stats {
-  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
-}
 
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
@@ -568,7 +535,7 @@ async function main(): Promise<number> {
 
   console.log('Toolpin live verification benchmark');
   console.log(`machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, ${machine.platform}, load ${machine.loadAverageAtStart.join(' ')}`);
-  console.log(`sdk:     ${packageVersion('@modelcontextprotocol/sdk')}`);
+  console.log(`sdk:     ${packageVersion(repoRoot, '@modelcontextprotocol/sdk')}`);
   console.log(
     `work:    ${BLUEPRINTS} blueprints + ${SERVERS} connectors (${(generated.bytes / 1024).toFixed(0)} KiB), ${generated.pins} pins ` +
       `(${generated.blueprintPins} schema pins, ${generated.unnamedSteps} of them without "server"; ${generated.connectorPins} tool pins), generated in ${setupMs.toFixed(0)} ms`,
@@ -712,7 +679,7 @@ async function main(): Promise<number> {
     benchmark: 'verification',
     recordedAt: new Date().toISOString(),
     machine: { ...machine, loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))) },
-    sdk: packageVersion('@modelcontextprotocol/sdk'),
+    sdk: packageVersion(repoRoot, '@modelcontextprotocol/sdk'),
     workspace: {
       blueprints: BLUEPRINTS,
       connectors: SERVERS,
