@@ -50,15 +50,19 @@ function target(uriArg: unknown, positionArg: unknown): { uri: vscode.Uri; posit
   return uri && position ? { uri, position } : undefined;
 }
 
-/** Opens the pinned ↔ live diff of the pin at a position; returns the details shown. */
-export async function comparePinnedAndLive(client: LanguageClient, provider: ReviewContentProvider, uriArg?: unknown, positionArg?: unknown): Promise<PinDetails | undefined> {
+/** The details of the pin at a position (the cursor by default), or a hint when there is none. */
+async function detailsAt(client: LanguageClient, uriArg: unknown, positionArg: unknown): Promise<PinDetails | undefined> {
   const at = target(uriArg, positionArg);
   if (!at) return undefined;
   const found = await details(client, at.uri, at.position);
-  if (!found) {
-    void vscode.window.showInformationMessage('Toolpin: put the cursor on a pin, a toolName or a toolsSnapshot key.');
-    return undefined;
-  }
+  if (!found) void vscode.window.showInformationMessage('Toolpin: put the cursor on a pin, a toolName or a toolsSnapshot key.');
+  return found ?? undefined;
+}
+
+/** Opens the pinned ↔ live diff of the pin at a position; returns the details shown. */
+export async function comparePinnedAndLive(client: LanguageClient, provider: ReviewContentProvider, uriArg?: unknown, positionArg?: unknown): Promise<PinDetails | undefined> {
+  const found = await detailsAt(client, uriArg, positionArg);
+  if (!found) return undefined;
   const { left, right } = sides(found, provider);
   const title = `${found.tool}: pinned ${found.pinned ?? '—'} ↔ live ${found.live ?? '—'}`;
   await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
@@ -87,13 +91,8 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
 
 /** Opens the live tool of the pin at a position (its canonical content, readable) as a read-only document. */
 export async function showLiveTool(client: LanguageClient, provider: ReviewContentProvider, uriArg?: unknown, positionArg?: unknown): Promise<PinDetails | undefined> {
-  const at = target(uriArg, positionArg);
-  if (!at) return undefined;
-  const found = await details(client, at.uri, at.position);
-  if (!found) {
-    void vscode.window.showInformationMessage('Toolpin: put the cursor on a pin, a toolName or a toolsSnapshot key.');
-    return undefined;
-  }
+  const found = await detailsAt(client, uriArg, positionArg);
+  if (!found) return undefined;
   const { right } = sides(found, provider);
   await vscode.window.showTextDocument(right, { preview: true });
   return found;
