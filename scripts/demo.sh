@@ -17,5 +17,10 @@ case $status in
   *) echo "exit $status: toolpin failed."; exit "$status" ;;
 esac
 echo "Machine-readable: node dist/cli.js check --workspace examples examples --format json (or sarif)"
+echo
+echo "toolpin history --workspace examples --stale    (which executions ran at a schema the server no longer serves)"
+echo
+node dist/cli.js history --workspace examples --stale
+echo
 # The demo succeeds when toolpin ran and reported; the example is meant to contain drift.
 [ "$status" -le 2 ]
