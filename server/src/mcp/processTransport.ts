@@ -8,6 +8,7 @@
  * a bounded buffer for diagnostics and never mixed into the protocol stream.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -31,13 +32,38 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * True while a process group has a member that has not exited. Signal 0 also succeeds for zombies
+ * (exited, not yet reaped by whoever adopted them), which would make every close wait out the
+ * whole grace period where orphans are reaped slowly; on Linux the members' states are read from
+ * /proc to tell them apart.
+ */
 function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
-    return true;
   } catch {
     return false;
   }
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pid && fields[0] !== 'Z') return true;
+  }
+  return false;
 }
 
 export interface ProcessTransportOptions {
