@@ -74,6 +74,27 @@ export interface CheckArgs {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/**
+ * The inventory every CLI command uses: credentials from the environment, no editor trust model,
+ * one-shot sessions (no server outlives the command).
+ */
+export function createCliInventory(
+  args: Pick<CheckArgs, 'requestTimeoutMs' | 'overallTimeoutMs' | 'concurrency'>,
+  env: Readonly<Record<string, string | undefined>>,
+): Inventory {
+  return new Inventory({
+    credentials: environmentCredentials(env),
+    redactor: new Redactor(),
+    log: () => undefined,
+    clientVersion: TOOLPIN_VERSION,
+    trusted: () => true,
+    keepAlive: false,
+    ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
+    ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
+    ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
+  });
+}
+
 /** A document as the CLI read it: the analysis, its text and how to name it to the user. */
 export type CliDocument = AnalyzedDocument & { text: string; display: string; problems: readonly Problem[] };
 
@@ -148,18 +169,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     variables: { env, userHome: os.homedir() },
   });
 
-  const redactor = new Redactor();
   const progress = io.stderrIsTerminal && args.format === 'text';
-  const inventory = new Inventory({
-    credentials: environmentCredentials(env),
-    redactor,
-    log: () => undefined,
-    clientVersion: TOOLPIN_VERSION,
-    trusted: () => true,
-    keepAlive: false,
-    ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
-    ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
-  });
+  const inventory = createCliInventory({ ...args, concurrency: undefined }, env);
   const needed = args.offline ? [] : definitionsNeeded(documents, registry);
   // Every distinct server at once up to 8 unless told otherwise: listing time is mostly waiting.
   inventory.setConcurrency(args.concurrency ?? Math.min(8, Math.max(4, needed.length)));

@@ -53,10 +53,7 @@ import { isParsedPin, parsePin } from '../core/pins';
 import type { ServerDefinition } from '../core/registry';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
-import { environmentCredentials, Redactor } from '../mcp/credentials';
-import { Inventory } from '../mcp/inventory';
-import { TOOLPIN_VERSION } from '../server';
-import { findDocuments } from './checkCommand';
+import { createCliInventory, findDocuments } from './checkCommand';
 import type { CliIo } from './io';
 
 export interface HistoryArgs {
@@ -204,17 +201,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
         live.set(name, { state: 'unavailable', reason: `no server named "${name}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}` });
       }
     }
-    const inventory = new Inventory({
-      credentials: environmentCredentials(env),
-      redactor: new Redactor(),
-      log: () => undefined,
-      clientVersion: TOOLPIN_VERSION,
-      trusted: () => true,
-      keepAlive: false,
-      ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
-      ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
-      ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
-    });
+    const inventory = createCliInventory(args, env);
     try {
       await inventory.ensure([...needed.values()]);
     } finally {
