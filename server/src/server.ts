@@ -150,6 +150,10 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     if (typeof options?.trusted === 'boolean') trusted = options.trusted;
     folders = (params.workspaceFolders ?? []).map((folder) => uriToPath(folder.uri));
     if (folders.length === 0 && params.rootUri) folders = [uriToPath(params.rootUri)];
+    // Documents may be opened before the scan starts (it waits for settings and watcher
+    // registration): announcing the folders now holds their verification back until the scan
+    // has found every connector, instead of reporting their servers as unknown.
+    workspace.announceFolders(folders);
     const experimental = (params.capabilities.experimental ?? {}) as { toolpinCredentials?: boolean; toolpinReview?: boolean };
     canReview = experimental.toolpinReview === true;
     if (experimental.toolpinCredentials) {
@@ -207,14 +211,22 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     void (async () => {
       await pullSettings();
       if (canWatchFiles) {
-        await connection.client.register(DidChangeWatchedFilesNotification.type, {
-          watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }],
-        });
+        // A client that offered the capability may still refuse the registration; the scan must
+        // run all the same, or every document would wait for it forever.
+        await connection.client
+          .register(DidChangeWatchedFilesNotification.type, {
+            watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }],
+          })
+          .catch((error: unknown) => connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`));
       }
       await scan();
       diagnostics.revalidateAll();
       status.schedule();
-    })().catch((error: unknown) => connection.console.error(`toolpin: start-up failed: ${String(error)}`));
+    })().catch((error: unknown) => {
+      connection.console.error(`toolpin: start-up failed: ${String(error)}`);
+      // Documents held back for the scan are checked with what is known rather than never.
+      void workspace.setFolders(folders, 0).then(() => diagnostics.revalidateAll());
+    });
     if (supportsFolderChanges) connection.workspace.onDidChangeWorkspaceFolders((event) => {
       const removed = new Set(event.removed.map((folder) => uriToPath(folder.uri)));
       folders = [...folders.filter((folder) => !removed.has(folder)), ...event.added.map((folder) => uriToPath(folder.uri))];

@@ -6,6 +6,10 @@
  * It knows nothing of LSP: the server adapts it (features/*.ts). Its contract:
  * - `analysis(path)` and `verification(path)` never wait for a server; a server whose first
  *   listing is still being fetched gives "pending" verdicts and no problem;
+ * - a registry is never built from a half-read workspace: while the workspace scan runs (it
+ *   finds the connector files that declare servers), `verification(path)` gives no verdict and no
+ *   problem, exactly as a pending listing does, and the scan's end fires `onDidChange` for every
+ *   document; registry lookups for hovers and completion wait for the scan instead;
  * - whenever a listing arrives or changes (first fetch, list_changed, refresh, TTL), `onDidChange`
  *   fires with the documents whose results may differ, so they are published again without anyone
  *   typing; one slow server never holds back the results of the others.
@@ -13,7 +17,7 @@
 import * as path from 'node:path';
 import type { ConnectorModel } from '../core/connector';
 import { analyzeDocument, type DocumentAnalysis, documentKindOf } from '../core/documents';
-import type { ServerDefinition, ServerRegistry } from '../core/registry';
+import { type ServerDefinition, ServerRegistry } from '../core/registry';
 import type { ServerListing, VerificationResult } from '../core/verify';
 import { verifyBlueprint, verifyConnector } from '../core/verify';
 import type { BlueprintModel } from '../core/blueprint';
@@ -62,6 +66,11 @@ export class LiveWorkspace {
   private readonly listeners: Array<(paths: string[]) => void> = [];
   private readonly requested = new Set<ServerDefinition>();
   private readonly store: PinStoreReader;
+  /**
+   * The running workspace scan, if any. Announced as soon as the client names its folders (in
+   * `initialize`), so a document opened before the scan starts is already held back.
+   */
+  private scanning: { readonly done: Promise<void>; readonly finish: () => void } | undefined;
 
   constructor(private readonly options: LiveWorkspaceOptions) {
     this.store = new PinStoreReader(
@@ -93,16 +102,48 @@ export class LiveWorkspace {
     return best ?? path.dirname(file);
   }
 
+  /**
+   * Names the workspace folders before they are scanned: from now until `setFolders` has read
+   * them, registries wait for the scan and verification reports nothing (see the contract above).
+   */
+  announceFolders(folders: readonly string[]): void {
+    this.folders = [...folders];
+    this.registries.clear();
+    this.beginScan();
+  }
+
+  private beginScan(): void {
+    if (this.scanning) return;
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    this.scanning = { done, finish };
+  }
+
+  /** True while the workspace scan runs; registries built now would miss connector files. */
+  isScanning(): boolean {
+    return this.scanning !== undefined;
+  }
+
   /** Sets the workspace folders and scans them for documents (up to `limit` files in all). */
   async setFolders(folders: readonly string[], limit: number): Promise<void> {
     this.folders = [...folders];
     this.registries.clear();
-    let remaining = limit;
-    for (const folder of this.folders) {
-      if (remaining <= 0) break;
-      const found = await this.options.fileSystem.findDocuments(folder, remaining);
-      remaining -= found.length;
-      for (const file of found) if (!this.documents.has(file)) await this.loadFromDisk(file);
+    this.beginScan();
+    try {
+      let remaining = limit;
+      for (const folder of this.folders) {
+        if (remaining <= 0) break;
+        const found = await this.options.fileSystem.findDocuments(folder, remaining);
+        remaining -= found.length;
+        for (const file of found) if (!this.documents.has(file)) await this.loadFromDisk(file);
+      }
+    } finally {
+      // Registries built while the scan ran (none should be, but a folder change may race) are
+      // dropped, so the next lookup sees every connector the scan found.
+      this.registries.clear();
+      const scanning = this.scanning;
+      this.scanning = undefined;
+      scanning?.finish();
     }
     this.fire(this.paths());
   }
@@ -171,8 +212,12 @@ export class LiveWorkspace {
     this.registries.delete(folder);
   }
 
-  /** The registry of a folder, built from its connector documents and mcp.json files. */
-  registry(folder: string): Promise<ServerRegistry> {
+  /**
+   * The registry of a folder, built from its connector documents and mcp.json files. While the
+   * workspace scan runs, it waits for the scan's end, so that it is built from every connector.
+   */
+  async registry(folder: string): Promise<ServerRegistry> {
+    while (this.scanning) await this.scanning.done;
     let registry = this.registries.get(folder);
     if (!registry) {
       const connectors = [...this.documents.entries()]
@@ -204,6 +249,8 @@ export class LiveWorkspace {
    */
   async verification(file: string): Promise<VerificationResult & { registry: ServerRegistry }> {
     const state = this.documents.get(file);
+    // A workspace still being read reports nothing: its end fires onDidChange for every document.
+    if (this.scanning) return { verdicts: [], problems: [], registry: new ServerRegistry([]) };
     const folder = this.folderOf(file);
     const registry = await this.registry(folder);
     if (!state) return { verdicts: [], problems: [], registry };
