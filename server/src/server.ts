@@ -18,6 +18,9 @@ import { registerReview } from './features/review';
 import { registerStatus } from './features/status';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
+import { TrustStore, trustFilePath } from './io/trustStore';
+import { decideTrust, type FolderTrust, type TrustVerdict } from './core/trust';
+import type { ServerDefinition } from './core/registry';
 import {
   ClearCacheRequest,
   DEFAULT_SETTINGS,
@@ -95,7 +98,29 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let settings: ToolpinSettings = DEFAULT_SETTINGS;
   let canPullConfiguration = false;
   let canWatchFiles = false;
-  let trusted = true;
+  /**
+   * What the client said about trust: VS Code says true or false (workspace trust); other clients
+   * say nothing, and then only folders recorded with `toolpin trust` are trusted.
+   */
+  let clientTrust: boolean | undefined;
+  const trustStore = new TrustStore(trustFilePath(runtime.env), (message) => connection.console.warn(message));
+  let recordedTrust = new Map<string, FolderTrust>();
+  const readRecordedTrust = async (): Promise<void> => {
+    const next = new Map<string, FolderTrust>();
+    for (const folder of folders) next.set(folder, await trustStore.folderTrust(folder, `run \`toolpin trust ${folder}\` to trust it`));
+    recordedTrust = next;
+  };
+  /** The trust that covers a server definition; the contract is in core/trust.ts. */
+  const trustOf = (definition: ServerDefinition): TrustVerdict => {
+    // The user's own setting is the user's word, not a repository's (the setting is application-scoped).
+    if (definition.origin.kind === 'user-setting') return clientTrust === false ? decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code' }) : { trusted: true };
+    if (!workspace.isWorkspaceFolder(definition.cwd)) {
+      return decideTrust(definition, { kind: 'untrusted', howToTrust: 'a file outside every workspace folder is never trusted; open its folder and trust it' });
+    }
+    if (clientTrust === true) return { trusted: true };
+    if (clientTrust === false) return decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code to verify its pins' });
+    return decideTrust(definition, recordedTrust.get(definition.cwd) ?? { kind: 'untrusted', howToTrust: `run \`toolpin trust ${definition.cwd}\` to trust it` });
+  };
   let canCreateFiles = false;
   let supportsFolderChanges = false;
   let canReview = false;
@@ -113,7 +138,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       redactor,
       log,
       clientVersion: TOOLPIN_VERSION,
-      trusted: () => trusted,
+      trust: (definition) => trustOf(definition),
       keepAlive: true,
       requestTimeoutMs: settings.verify.requestTimeoutMs,
       overallTimeoutMs: Math.max(settings.verify.requestTimeoutMs * 3, 30_000),
@@ -147,7 +172,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     canCreateFiles = workspaceEdit?.documentChanges === true && (workspaceEdit.resourceOperations ?? []).includes('create');
     const options = params.initializationOptions as ToolpinInitializationOptions | undefined;
     if (options?.settings) settings = mergeSettings(options.settings);
-    if (typeof options?.trusted === 'boolean') trusted = options.trusted;
+    if (typeof options?.trusted === 'boolean') clientTrust = options.trusted;
     folders = (params.workspaceFolders ?? []).map((folder) => uriToPath(folder.uri));
     if (folders.length === 0 && params.rootUri) folders = [uriToPath(params.rootUri)];
     // Documents may be opened before the scan starts (it waits for settings and watcher
@@ -203,6 +228,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   };
 
   const scan = async (): Promise<void> => {
+    await readRecordedTrust();
     await workspace.setFolders(folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
     history.setFolders(folders);
   };
@@ -259,12 +285,16 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   });
 
   connection.onNotification(DidChangeTrustNotification, (params) => {
-    trusted = params.trusted;
+    clientTrust = params.trusted;
     void inventory.clear().then(() => workspace.refresh());
   });
 
   connection.onRequest(RefreshRequest, (params, token) =>
-    runSafe(connection.console, 'toolpin/refresh', token, undefined, () => workspace.refresh(params.servers)),
+    runSafe(connection.console, 'toolpin/refresh', token, undefined, async () => {
+      // A refresh also re-reads the trust record, so `toolpin trust` takes effect without a restart.
+      await readRecordedTrust();
+      await workspace.refresh(params.servers);
+    }),
   );
   connection.onRequest(ClearCacheRequest, (token) =>
     runSafe(connection.console, 'toolpin/clearCache', token, undefined, async () => {

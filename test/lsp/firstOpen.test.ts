@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import type { Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 
 const root = repoRoot();
@@ -62,10 +62,15 @@ function writeExampleLikeFolder(workspace: string): { blueprint: string } {
   return { blueprint };
 }
 
+/** LSP 3.18 allows markup messages; the server sends plain strings. */
+function messageOf(diagnostic: Diagnostic): string {
+  return typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value;
+}
+
 const UNKNOWN_SERVER = /no server named|no MCP server is configured/;
 
 function unknownServerDiagnostics(published: readonly PublishDiagnosticsParams[]): string[] {
-  return published.flatMap((params) => params.diagnostics.filter((diagnostic) => diagnostic.code === 'TP406' || UNKNOWN_SERVER.test(diagnostic.message)).map((diagnostic) => diagnostic.message));
+  return published.flatMap((params) => params.diagnostics.filter((diagnostic) => diagnostic.code === 'TP406' || UNKNOWN_SERVER.test(messageOf(diagnostic))).map(messageOf));
 }
 
 const clients: Array<{ name: string; workspace?: Record<string, unknown> }> = [
@@ -103,7 +108,7 @@ for (const client of clients) {
           throw new Error(`${String(error)}; publications: ${JSON.stringify(seen)}`);
         });
       for (const diagnostic of published.diagnostics.filter((candidate) => candidate.code === 'TP400')) {
-        assert.match(diagnostic.message, /tool "echo_upper" on server "notes" changed since it was pinned: pinned fnv1a64:a76fe8d6d023fca0, live fnv1a64:[0-9a-f]{16}/);
+        assert.match(messageOf(diagnostic), /tool "echo_upper" on server "notes" changed since it was pinned: pinned fnv1a64:a76fe8d6d023fca0, live fnv1a64:[0-9a-f]{16}/);
       }
     });
 

@@ -227,7 +227,7 @@ function newInventory(options: Partial<InventoryOptions> = {}, env: Record<strin
       own.logs.push(line);
     },
     clientVersion: '0.0.0-test',
-    trusted: () => true,
+    trust: () => ({ trusted: true }),
     keepAlive: false,
     ...PATIENT,
     ...options,
@@ -678,7 +678,7 @@ describe('MCP adapter and inventory against live servers', () => {
       const server = await startHttpFixture(['--log-requests', httpLog]);
       const stdio = fixture('untrusted_stdio', ['--pid-file', pidFile, '--log-requests', stdioLog]);
       const http = httpDefinition('untrusted_http', server.url, { type: 'bearer', credentialRef: 'TOOLPIN_TEST_TOKEN' });
-      const { inventory } = newInventory({ trusted: () => false }, { TOOLPIN_TEST_TOKEN: RIGHT });
+      const { inventory } = newInventory({ trust: () => ({ trusted: false, reason: 'the folder is not trusted' }) }, { TOOLPIN_TEST_TOKEN: RIGHT });
       await inventory.ensure([stdio, http]);
       for (const definition of [stdio, http]) {
         const unavailable = expectUnavailable(inventory.listing(definition), 'untrusted-workspace');

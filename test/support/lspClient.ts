@@ -44,10 +44,22 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  options: { command?: string[]; settings?: unknown; configuration?: boolean; rootUri?: string; capabilities?: { workspace?: Record<string, unknown> } } = {},
+  options: {
+    command?: string[];
+    settings?: unknown;
+    configuration?: boolean;
+    rootUri?: string;
+    capabilities?: { workspace?: Record<string, unknown> };
+    /**
+     * What the client says about workspace trust, as VS Code does (default: trusted, since tests
+     * run their own fixture servers); `null` says nothing, as Neovim and most clients do.
+     */
+    trusted?: boolean | null;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<TestServer> {
   const command = options.command ?? [path.join(repoRoot(), 'dist', 'server.js'), '--stdio'];
-  const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
   let stderrText = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderrText += chunk.toString('utf8')));
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
@@ -72,7 +84,10 @@ export async function startTestServer(
       workspace: { configuration: options.configuration ?? false, ...options.capabilities?.workspace },
       textDocument: { publishDiagnostics: { versionSupport: true } },
     },
-    initializationOptions: options.settings ? { settings: options.settings } : undefined,
+    initializationOptions: {
+      ...(options.trusted === null ? {} : { trusted: options.trusted ?? true }),
+      ...(options.settings ? { settings: options.settings } : {}),
+    },
   });
   await connection.sendNotification(InitializedNotification.type, {});
 

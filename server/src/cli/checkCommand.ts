@@ -87,7 +87,7 @@ export function createCliInventory(
     redactor: new Redactor(),
     log: () => undefined,
     clientVersion: TOOLPIN_VERSION,
-    trusted: () => true,
+    trust: () => ({ trusted: true }),
     keepAlive: false,
     ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
     ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),

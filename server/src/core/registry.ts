@@ -30,6 +30,12 @@ export interface ServerDefinition {
   readonly origin: ServerOrigin;
   /** Undefined when the definition is unusable; `unusable` says why. */
   readonly transport: TransportSpec | undefined;
+  /**
+   * The transport as the file declares it, variables unresolved: what trust records and messages
+   * show, so that no value read from the environment is ever part of them. Absent when it equals
+   * `transport` (connector files resolve no variables).
+   */
+  readonly declared?: TransportSpec;
   readonly auth: AuthModel | undefined;
   /** Why the definition cannot be connected to (e.g. an `${input:…}` without a value). */
   readonly unusable: string | undefined;
@@ -134,18 +140,20 @@ function readMcpJsonEntry(
 
   if (type === 'stdio' || (type === undefined && typeof command === 'string')) {
     if (typeof command !== 'string' || command.length === 0) return { ...base, transport: undefined, unusable: 'it has no "command"' };
-    const transport: TransportSpec = {
+    const declared: TransportSpec = {
       kind: 'stdio',
-      command: resolve(command),
-      args: (stringsOf(getProperty(node, 'args')?.valueNode) ?? []).map(resolve),
-      env: resolveRecord(recordOf(getProperty(node, 'env')?.valueNode)),
+      command,
+      args: stringsOf(getProperty(node, 'args')?.valueNode) ?? [],
+      env: recordOf(getProperty(node, 'env')?.valueNode),
     };
-    return { ...base, transport, unusable };
+    const transport: TransportSpec = { kind: 'stdio', command: resolve(declared.command), args: declared.args.map(resolve), env: resolveRecord(declared.env) };
+    return { ...base, transport, declared, unusable };
   }
   if (type === 'http' || type === 'sse' || (type === undefined && typeof url === 'string')) {
     if (typeof url !== 'string' || url.length === 0) return { ...base, transport: undefined, unusable: 'it has no "url"' };
-    const transport: TransportSpec = { kind: 'http', url: resolve(url), headers: resolveRecord(recordOf(getProperty(node, 'headers')?.valueNode)) };
-    return { ...base, transport, unusable };
+    const declared: TransportSpec = { kind: 'http', url, headers: recordOf(getProperty(node, 'headers')?.valueNode) };
+    const transport: TransportSpec = { kind: 'http', url: resolve(url), headers: resolveRecord(declared.headers) };
+    return { ...base, transport, declared, unusable };
   }
   return { ...base, transport: undefined, unusable: `its type ${JSON.stringify(type)} is not stdio, http or sse` };
 }

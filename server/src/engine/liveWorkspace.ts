@@ -92,6 +92,16 @@ export class LiveWorkspace {
     return [...this.documents.keys()];
   }
 
+  /** True when `folder` is one of the workspace folders (not the folder of a lone file). */
+  isWorkspaceFolder(folder: string): boolean {
+    return this.folders.includes(folder);
+  }
+
+  /** The workspace folders, as the client named them. */
+  workspaceFolders(): readonly string[] {
+    return this.folders;
+  }
+
   /** The workspace folder a file belongs to: the longest folder containing it, else its own folder. */
   folderOf(file: string): string {
     let best: string | undefined;

@@ -8,10 +8,12 @@
  *   user's minimum; `notifications/tools/list_changed` and manual refresh re-list at once.
  * - When a server goes away, its last good listing is kept with its age and reported as
  *   "cannot verify — last listed N min ago", never as verified.
- * - In an untrusted workspace nothing is started and no credential is sent.
+ * - A server its folder's trust does not cover is never started, contacted or sent a credential;
+ *   its listing is "cannot verify" with the trust decision's reason (core/trust.ts).
  */
 import type { ServerDefinition } from '../core/registry';
 import { serverKey } from '../core/registry';
+import type { TrustVerdict } from '../core/trust';
 import type { ServerListing, UnavailableReason } from '../core/verify';
 import type { CredentialResolver, Redactor } from './credentials';
 import { McpSession, SessionError } from './session';
@@ -21,8 +23,8 @@ export interface InventoryOptions {
   readonly redactor: Redactor;
   readonly log: (line: string) => void;
   readonly clientVersion: string;
-  /** Whether the workspace is trusted; checked before every fetch. */
-  readonly trusted: () => boolean;
+  /** Whether a server may be contacted (core/trust.ts); asked before every fetch of its listing. */
+  readonly trust: (definition: ServerDefinition) => TrustVerdict;
   /** Keep sessions open after listing, to hear list_changed (the editor); the CLI closes them. */
   readonly keepAlive: boolean;
   readonly requestTimeoutMs?: number;
@@ -189,8 +191,10 @@ export class Inventory {
     const definition = [...entry.definitions][0]!;
     entry.listingStarted = false;
     if (this.disposed) return this.unavailable(entry, 'unreachable', 'Toolpin is shutting down');
-    if (!this.options.trusted()) {
-      return this.unavailable(entry, 'untrusted-workspace', 'the workspace is not trusted, so Toolpin starts no server and sends no credential');
+    // Every definition sharing this session must be trusted: one connection serves them all.
+    for (const candidate of entry.definitions) {
+      const verdict = this.options.trust(candidate);
+      if (!verdict.trusted) return this.unavailable(entry, 'untrusted-workspace', verdict.reason);
     }
     const overallMs = this.options.overallTimeoutMs ?? 30_000;
     let timer: NodeJS.Timeout | undefined;
