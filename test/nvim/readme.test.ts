@@ -80,17 +80,17 @@ function toolpinShim(dir: string): string {
 }
 
 /**
- * Runs Neovim with the README block as init.lua in `workspace` (the current folder, as when a
- * user starts `nvim` in the project), opens `file`, and returns what observe_readme.lua recorded.
+ * Runs Neovim with the README block as init.lua, started in `cwd`, opens `file`, and returns what
+ * observe_readme.lua recorded.
  */
-function runReadmeSnippet(init: string, workspace: string, file: string, env: Record<string, string>, windowMs: number, thenOpen?: string): Observation {
+function runReadmeSnippet(init: string, cwd: string, file: string, env: Record<string, string>, windowMs: number, thenOpen?: string): Observation {
   const scratch = mkdtempSync(path.join(tmpdir(), 'toolpin-nvim-home-'));
   try {
     const initFile = path.join(scratch, 'init.lua');
     writeFileSync(initFile, init);
     const outFile = path.join(scratch, 'observation.json');
     const run = spawnSync(nvimPath(), ['--headless', '-u', initFile, '-i', 'NONE', '-n', '-c', `luafile ${observer}`], {
-      cwd: workspace,
+      cwd,
       encoding: 'utf8',
       timeout: windowMs + 30_000,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -182,7 +182,9 @@ test('the README\'s Neovim 0.7 snippet, opening only a blueprint, shows every dr
   const { workspace, blueprint, connector } = examplesLikeWorkspace();
   try {
     const bin = toolpinShim(workspace);
-    const observation = runReadmeSnippet(nvim07, workspace, blueprint, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` }, WINDOW_MS, connector);
+    // Started in blueprints/, as a user may: the project root must come from the snippet's
+    // marker search (.mcp.json), not from Neovim's current folder.
+    const observation = runReadmeSnippet(nvim07, path.dirname(blueprint), blueprint, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` }, WINDOW_MS, connector);
     const seen = timeline(observation, workspace);
     assert.equal(observation.open_error, undefined);
     assert.doesNotMatch(observation.messages, /Error|E\d{3,4}:/, `Neovim reported an error:\n${observation.messages}`);
@@ -227,7 +229,7 @@ test('the README\'s Neovim 0.7 snippet without toolpin on PATH says how to insta
     const errors = observation.notifications.filter((notification) => notification.level === 4);
     assert.equal(errors.length, 1, `expected one error notification, got: ${JSON.stringify(observation.notifications)}`);
     assert.match(errors[0].message, /^toolpin: could not start `toolpin lsp --stdio`; is toolpin installed and on PATH\?/);
-    assert.match(errors[0].message, /npm install -g toolpin/);
+    assert.match(errors[0].message, /npm install -g \. in a Toolpin clone, or npm install -g toolpin\)$/);
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
