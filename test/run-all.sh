@@ -58,6 +58,9 @@ step host-untrusted npm run test:host:untrusted
 count_host "$logs/host-untrusted.log"
 step package npm run package; [ $? -eq 0 ] && passed=$((passed + 1)) || failed=$((failed + 1))
 if [[ " ${failed_steps[*]} " != *" package "* ]]; then
+  # What the Extensions view shows from the installed package: README images, icon, size.
+  step vsix node scripts/run-node-tests.mjs out/test/package
+  count_node "$logs/vsix.log"
   step host-vsix npm run test:host:vsix
   count_host "$logs/host-vsix.log"
 fi
