@@ -9,6 +9,11 @@
 import * as esbuild from 'esbuild';
 import { readdirSync, statSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+
+// The version every bundle reports (serverInfo, SARIF, --version) is package.json's, injected here.
+const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
+const define = { __TOOLPIN_VERSION__: JSON.stringify(version) };
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -38,6 +43,7 @@ const shared = {
   logLevel: 'warning',
   // jsonc-parser's UMD entry confuses bundlers; its ESM entry bundles cleanly.
   mainFields: ['module', 'main'],
+  define,
 };
 
 const builds = [
@@ -56,6 +62,7 @@ const builds = [
     format: 'cjs',
     sourcemap: 'inline',
     logLevel: 'warning',
+    define,
     entryPoints: [...tsFilesUnder('server/src'), ...tsFilesUnder('client/src'), ...tsFilesUnder('test'), ...tsFilesUnder('bench')],
     outdir: 'out',
     outbase: '.',

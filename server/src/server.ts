@@ -6,8 +6,8 @@ import * as os from 'node:os';
 import { CodeActionKind, type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PROBLEM_CODES } from './core/problems';
-import { LiveWorkspace, type WorkspaceFileSystem } from './engine/liveWorkspace';
-import { nodeFileSystem } from './engine/nodeFileSystem';
+import { LiveWorkspace } from './engine/liveWorkspace';
+import { nodeRuntime, type ServerRuntime, TOOLPIN_VERSION } from './runtime';
 import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
 import { registerCodeLens } from './features/codeLens';
 import { registerCompletion } from './features/completion';
@@ -34,25 +34,8 @@ import {
 import { runSafe } from './util/runSafe';
 import { uriToPath } from './util/uris';
 
-/** What the server needs from its host, injected so tests can control time and the file system. */
-export interface ServerRuntime {
-  setTimeout(callback: () => void, milliseconds: number): unknown;
-  clearTimeout(handle: unknown): void;
-  readonly fileSystem: WorkspaceFileSystem;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  now(): number;
-}
-
-export const nodeRuntime: ServerRuntime = {
-  setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-  fileSystem: nodeFileSystem,
-  env: process.env,
-  now: () => Date.now(),
-};
-
-/** The version the bundles were built from; esbuild does not inject it, so it is kept here. */
-export const TOOLPIN_VERSION = '0.1.0';
+// Re-exported for the CLI, which starts the server from the same bundle.
+export { nodeRuntime, type ServerRuntime, TOOLPIN_VERSION } from './runtime';
 
 function pick<T>(value: unknown, valid: (candidate: unknown) => boolean, fallback: T): T {
   return valid(value) ? (value as T) : fallback;
@@ -311,15 +294,21 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   );
 
   // Stale listings (TTL expired) are fetched again in the background, and their documents
-  // re-checked, without anyone typing.
-  const ttlTimer = setInterval(() => {
+  // re-checked, without anyone typing. A timer that re-arms itself through the runtime, so tests
+  // control it and shutdown ends it.
+  let ttlTimer: unknown;
+  let stopped = false;
+  const checkStaleListings = (): void => {
     const stale = inventory.stale();
     if (stale.length > 0 && settings.verify.enable) void inventory.ensure(stale).then(() => diagnostics.revalidate([...new Set(stale.flatMap((definition) => workspace.pathsUsing(definition)))]));
-  }, 15_000);
-  ttlTimer.unref();
+    if (!stopped) ttlTimer = runtime.setTimeout(checkStaleListings, 15_000);
+  };
+  ttlTimer = runtime.setTimeout(checkStaleListings, 15_000);
+  (ttlTimer as { unref?: () => void }).unref?.();
 
   connection.onShutdown(async () => {
-    clearInterval(ttlTimer);
+    stopped = true;
+    runtime.clearTimeout(ttlTimer);
     history.dispose();
     await inventory.dispose();
   });

@@ -13,7 +13,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { documentKindOf } from '../core/documents';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import type { ToolpinSettings } from '../protocol';
-import type { ServerRuntime } from '../server';
+import type { ServerRuntime } from '../runtime';
 import { runSafe } from '../util/runSafe';
 import { problemToDiagnostic } from '../util/toLsp';
 import { pathToUri, uriToPath } from '../util/uris';

@@ -5,7 +5,7 @@
 import type { Connection } from 'vscode-languageserver';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { type ServerStatus, StatusNotification, type StatusParams } from '../protocol';
-import type { ServerRuntime } from '../server';
+import type { ServerRuntime } from '../runtime';
 import { runSafe } from '../util/runSafe';
 
 export async function computeStatus(workspace: LiveWorkspace): Promise<StatusParams> {
