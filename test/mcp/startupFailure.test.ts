@@ -102,6 +102,14 @@ describe('summarizeStderr', () => {
     assert.equal(summarizeStderr(NODE_CJS), "Error: Cannot find module '/x/node_modules/a/index.js'");
   });
 
+  test('the error line wins over any line after it', () => {
+    assert.equal(summarizeStderr("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'x'\nshutting down\n"), "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'x'");
+    assert.equal(summarizeStderr('listening\nUncaught TypeError: tools is not iterable\nbye\n'), 'Uncaught TypeError: tools is not iterable');
+    assert.equal(summarizeStderr('ready\njava.lang.IllegalStateException: no config\n\tat Main.main(Main.java:3)\n'), 'java.lang.IllegalStateException: no config');
+    // Words that merely end in "error" are not errors.
+    assert.equal(summarizeStderr('terror: a word\nthe last word\n'), 'the last word');
+  });
+
   test('a start-up banner before the error is passed over', () => {
     assert.equal(summarizeStderr(`Knowledge Graph MCP Server running on stdio\r\n${NODE_CJS}`), "Error: Cannot find module '/x/node_modules/a/index.js'");
   });

@@ -84,10 +84,12 @@ const SUMMARY_LIMIT = 300;
 
 /**
  * A line that states an error: `Error: …`, `TypeError: …`, `Error [ERR_MODULE_NOT_FOUND]: …`,
- * Python's `ModuleNotFoundError: …`, Java's `java.lang.IllegalStateException: …`, and the
- * `error:` / `fatal:` / `panic:` prefixes of command-line tools (also after a program name).
+ * Python's `ModuleNotFoundError: …`, Java's `java.lang.IllegalStateException: …` (case matters:
+ * a word that only ends in "error" is not one).
  */
-const ERROR_LINE = /^(?:Uncaught\s+)?[A-Za-z_$][\w$.]*(?:Error|Exception)\b(?:\s*\[[^\]]*\])?:\s*\S|^(?:[\w./-]+:\s+)?(?:error|fatal|panic)(?:\[[^\]]*\])?:/i;
+const ERROR_LINE = /^(?:Uncaught\s+)?(?:[A-Za-z_$][\w$.]*)?(?:Error|Exception)\b(?:\s*\[[^\]]*\])?:\s*\S/;
+/** The `error:` / `fatal:` / `panic:` prefixes of command-line tools, also after a program name. */
+const PREFIXED_ERROR_LINE = /^(?:[\w./-]+:\s+)?(?:error|fatal|panic)(?:\[[^\]]*\])?:/i;
 
 /**
  * Lines that never explain a failure on their own: stack frames, the source excerpt and caret
@@ -109,7 +111,7 @@ export function summarizeStderr(text: string): string | undefined {
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line.length > 0);
-  const chosen = lines.find((line) => ERROR_LINE.test(line)) ?? lines.filter((line) => !NOISE_LINE.test(line)).pop();
+  const chosen = lines.find((line) => ERROR_LINE.test(line) || PREFIXED_ERROR_LINE.test(line)) ?? lines.filter((line) => !NOISE_LINE.test(line)).pop();
   if (chosen === undefined) return undefined;
   return chosen.length > SUMMARY_LIMIT ? `${chosen.slice(0, SUMMARY_LIMIT - 1)}…` : chosen;
 }
