@@ -56,6 +56,26 @@ const builds = [
     banner: { js: '#!/usr/bin/env node' },
   },
   {
+    // The example workspace's MCP servers, each bundled into one file inside the example, so the
+    // folder runs wherever it is copied and from the installed extension (examples/README.md).
+    // ES modules, like their sources; `require` is provided for the CommonJS code they bundle.
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    entryPoints: {
+      everything: 'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+      memory: 'node_modules/@modelcontextprotocol/server-memory/dist/index.js',
+      'rugpull-server': 'examples/servers/rugpull-server.mjs',
+    },
+    outdir: 'examples/servers/bundled',
+    outExtension: { '.js': '.mjs' },
+    banner: { js: "import { createRequire as __toolpinCreateRequire } from 'node:module'; const require = __toolpinCreateRequire(import.meta.url);" },
+  },
+  {
     bundle: false,
     platform: 'node',
     target: 'node20',

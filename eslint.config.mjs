@@ -14,7 +14,7 @@ const IO_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'net', '
 const mcpSdk = { group: ['@modelcontextprotocol/*'], message: 'Only server/src/mcp talks to MCP servers; pass listings into the core instead.' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'test/fixtures/**', 'test-results/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'test/fixtures/**', 'test-results/**', 'examples/servers/bundled/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: build, then check the example workspace against real MCP servers (stdio servers
-# from npm, a bundled server that has drifted, and an HTTP server that is down).
+# The main job: build, then check the example workspace against real MCP servers (the npm servers
+# server-everything and server-memory and a server that has drifted, which the build bundles into
+# examples/servers/bundled/, and an HTTP server that is down). README.md "## The demo" shows this
+# output, and test/cli/readmeSample.test.ts keeps it equal to what these commands print.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
@@ -22,5 +24,6 @@ echo "toolpin history --workspace examples --stale    (which executions ran at a
 echo
 node dist/cli.js history --workspace examples --stale
 echo
+echo "The example runs from any folder (examples/README.md): cp -r examples /tmp/toolpin-example && node dist/cli.js check --workspace /tmp/toolpin-example /tmp/toolpin-example"
 # The demo succeeds when toolpin ran and reported; the example is meant to contain drift.
 [ "$status" -le 2 ]

@@ -15,6 +15,9 @@ export interface CommandContext {
   readonly review: ReviewContentProvider;
 }
 
+/** The extension version the example workspace copy was made from (globalState). */
+const EXAMPLE_VERSION_KEY = 'toolpin.exampleWorkspaceVersion';
+
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('toolpin');
 
 async function repinFile(uri: vscode.Uri): Promise<number> {
@@ -115,17 +118,32 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
   'toolpin.openExample':
     ({ extension }) =>
     async () => {
-      // The example needs the MCP servers installed next to it (npm ci in a clone of Toolpin), so it
-      // opens from a development checkout; an installed extension says how to get it.
-      const folder = vscode.Uri.joinPath(extension.extensionUri, 'examples');
+      // The example is self-contained (the build bundles its MCP servers into it, and its stdio
+      // servers start in the folder itself), so it runs wherever it is. It is opened from a copy in
+      // the extension's storage, never in place: re-pinning edits its files, and the extension's own
+      // files (or a development checkout's examples/) stay as shipped. The copy is kept across
+      // openings, so edits survive, and replaced when the extension's version changes.
+      const source = vscode.Uri.joinPath(extension.extensionUri, 'examples');
+      const target = vscode.Uri.joinPath(extension.globalStorageUri, 'example-workspace');
+      const version = String((extension.extension.packageJSON as { version?: unknown }).version ?? '');
       try {
-        await vscode.workspace.fs.stat(folder);
-        await vscode.commands.executeCommand('vscode.openFolder', folder, { forceNewWindow: true });
-        return true;
+        await vscode.workspace.fs.stat(vscode.Uri.joinPath(source, 'servers', 'bundled'));
       } catch {
-        void vscode.window.showInformationMessage('Toolpin: the example workspace lives in Toolpin\'s repository under examples/. Clone it, run "npm ci && npm run demo", then open the examples folder.');
+        void vscode.window.showInformationMessage('Toolpin: the example workspace is not built. In a clone of Toolpin run "npm ci && npm run build", then open examples/.');
         return false;
       }
+      const copied = extension.globalState.get<string>(EXAMPLE_VERSION_KEY);
+      const present = await vscode.workspace.fs.stat(target).then(
+        () => true,
+        () => false,
+      );
+      if (!present || copied !== version) {
+        if (present) await vscode.workspace.fs.delete(target, { recursive: true, useTrash: false });
+        await vscode.workspace.fs.copy(source, target, { overwrite: true });
+        await extension.globalState.update(EXAMPLE_VERSION_KEY, version);
+      }
+      await vscode.commands.executeCommand('vscode.openFolder', target, { forceNewWindow: true });
+      return true;
     },
 
   'toolpin.setCredential':

@@ -14,7 +14,13 @@ import { type CollectedListing, collectListing } from '../core/listing';
 import type { ServerDefinition } from '../core/registry';
 import type { UnavailableReason } from '../core/verify';
 import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
-import { ProcessTreeStdioTransport } from './processTransport';
+import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
+
+/**
+ * How long a failed start waits for the rest of the server's standard error. A process that has
+ * exited delivers it within milliseconds; the bound only matters when a grandchild holds the pipe.
+ */
+const STDERR_SETTLE_MS = 1000;
 
 export interface SessionOptions {
   readonly credentials: CredentialResolver;
@@ -93,8 +99,19 @@ export class McpSession {
         return await McpSession.initialize(definition, stdio, options, 'stdio', {});
       } catch (error) {
         if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
-        const stderr = stdio.stderr.trim().split('\n').slice(-3).join(' | ');
-        throw McpSession.classify(error, definition, {}, stderr ? options.redactor.redact(stderr) : undefined);
+        // The reason a server did not start is in what it wrote to standard error, which may
+        // still be on its way when the failed write or the closed connection is noticed.
+        await stdio.stderrSettled(STDERR_SETTLE_MS);
+        const said = summarizeStderr(stdio.stderr);
+        const stderr = said === undefined ? undefined : options.redactor.redact(said);
+        const classified = McpSession.classify(error, definition, {}, stderr);
+        const exit = stdio.exitedOnItsOwn;
+        if (exit && classified.reason === 'crashed') {
+          // "write EPIPE" and "the connection closed" are symptoms; the exit is what happened.
+          const how = exit.signal ? `on signal ${exit.signal}` : `with code ${exit.code}`;
+          throw new SessionError('crashed', `the server exited ${how} before it answered${stderr ? ` (server said: ${stderr})` : ''}`);
+        }
+        throw classified;
       } finally {
         options.signal?.removeEventListener('abort', onAbort);
       }
