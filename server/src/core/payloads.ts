@@ -24,6 +24,24 @@ export type DriftData = {
   readonly change: string;
 };
 
+/** TP401: a pinned tool that the server no longer serves. */
+export type UnservedPinData = {
+  readonly kind: 'schema' | 'tool';
+  readonly tool: string;
+  /** The server named by the step or connector; absent for a step without `server`. */
+  readonly server?: string;
+};
+
+/** TP405: a selected tool without a pin, and its live pin when it can be pinned. */
+export type UnpinnedToolData = {
+  readonly kind: 'tool';
+  readonly tool: string;
+  readonly server: string;
+  readonly live?: string;
+  /** Exactly the canonical JSON that `live` hashes. */
+  readonly liveContent?: string;
+};
+
 /** TP406: a step's `server` that names no configured server, and the one it probably meant. */
 export type UnknownServerData = {
   readonly server: string;
@@ -52,6 +70,21 @@ export function isDriftData(data: unknown): data is DriftData {
   return (
     isObject(data) &&
     'kind' in data && (data.kind === 'schema' || data.kind === 'tool') &&
+    'tool' in data && typeof data.tool === 'string' &&
+    'live' in data && typeof data.live === 'string' &&
+    'liveContent' in data && typeof data.liveContent === 'string'
+  );
+}
+
+/** Whether `data` is an {@link UnservedPinData}. */
+export function isUnservedPinData(data: unknown): data is UnservedPinData {
+  return isObject(data) && 'kind' in data && (data.kind === 'schema' || data.kind === 'tool') && 'tool' in data && typeof data.tool === 'string';
+}
+
+/** Whether `data` is an {@link UnpinnedToolData} that carries the live pin (so it can be pinned). */
+export function isPinnableToolData(data: unknown): data is UnpinnedToolData & { readonly live: string; readonly liveContent: string } {
+  return (
+    isObject(data) &&
     'tool' in data && typeof data.tool === 'string' &&
     'live' in data && typeof data.live === 'string' &&
     'liveContent' in data && typeof data.liveContent === 'string'

@@ -12,7 +12,7 @@ import { CanonicalJsonError } from './canonicalJson';
 import type { ConnectorInstanceModel, ConnectorModel } from './connector';
 import type { CollectedListing, ListedTool } from './listing';
 import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from './pins';
-import type { DriftData, UnknownServerData, UnservedIncludeData } from './payloads';
+import type { DriftData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
 import { type Problem, problem, type Span } from './problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
 import { closestName } from './suggest';
@@ -262,7 +262,8 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
         verdict('cannot-verify', mcp.server?.value, undefined, reason);
       } else {
         const reason = `tool "${tool}" is not served by ${where} (toolNotFound)`;
-        problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data: { kind: 'schema', tool, server: mcp.server?.value } }));
+        const data: UnservedPinData = { kind: 'schema', tool, server: mcp.server?.value };
+        problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data }));
         verdict('missing', mcp.server?.value, undefined, reason);
       }
       continue;
@@ -340,7 +341,8 @@ function verifyInstance(
         verdict('cannot-verify', undefined, reason);
       } else {
         const reason = `pinned tool "${tool}" is no longer served by server "${server}"`;
-        problems.push(problem('TP401', entry.tool.span, `${label}: ${reason}`, { data: { kind: 'tool', tool, server } }));
+        const data: UnservedPinData = { kind: 'tool', tool, server };
+        problems.push(problem('TP401', entry.tool.span, `${label}: ${reason}`, { data }));
         verdict('missing', undefined, reason);
       }
       continue;
@@ -389,11 +391,8 @@ function verifyInstance(
       : [...served].filter((name) => !pinned.has(name)).map((name) => ({ name, span: snapshotBrace }));
     for (const tool of unpinned) {
       const live = liveToolPin(listing.listing.tools.filter((candidate) => candidate.name === tool.name));
-      problems.push(
-        problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, {
-          data: { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content } : {}) },
-        }),
-      );
+      const data: UnpinnedToolData = { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content } : {}) };
+      problems.push(problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, { data }));
     }
   }
 }
