@@ -173,8 +173,8 @@ function removeListItemEdits(text: string, items: readonly JsonNode[], index: nu
     start = line.start;
     end = text.indexOf('\n', end) < 0 ? text.length : text.indexOf('\n', end) + 1;
   } else {
-    // Inline: of the spaces on either side, one gap stays (none between the brackets of a list
-    // that is now empty).
+    // Inline: of the spaces on either side, one gap stays; none between the brackets of a list
+    // that is now empty, and none before a closing bracket that now follows.
     let gapBefore = start;
     while (gapBefore > 0 && (text[gapBefore - 1] === ' ' || text[gapBefore - 1] === '\t')) gapBefore--;
     let gapAfter = end;
@@ -186,6 +186,8 @@ function removeListItemEdits(text: string, items: readonly JsonNode[], index: nu
       end = gapAfter;
     } else if (gapAfter > end && (gapBefore < start || opener)) {
       end = gapAfter;
+    } else if (gapAfter === end && closer) {
+      start = gapBefore;
     }
   }
   edits.push({ offset: start, length: end - start, content: '' });
