@@ -18,9 +18,11 @@ const root = repoRoot();
 const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
 const ECHO_SCHEMA_PIN = 'fnv1a64:a76fe8d6d023fca0';
 const ADD_SCHEMA_UPPER = 'fnv1a64:00112233AABBCCDD';
+/** Not the schema pin of reverse_text: it drifted (TP400). */
+const DRIFTED_PIN = 'fnv1a64:0000000000000000';
 const ECHO_TOOL_PIN = 'sha256:e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';
 
-function blueprint(server: string, addPin: string): string {
+function blueprint(server: string, addPin: string, reversePin = DRIFTED_PIN): string {
   return `{
   // Two steps, each with a mistake a quick fix can mend.
   "blueprint": "fixes",
@@ -29,6 +31,7 @@ function blueprint(server: string, addPin: string): string {
     { "id": "shout", "effect": "mcp.invoke", "input": { "toolName": "echo_upper", "server": "${server}", "expectedSchemaHash": "${ECHO_SCHEMA_PIN}" } },
     { "id": "add", "effect": "mcp.invoke", "input": { "toolName": "add_numbers", "server": "memory", "expectedSchemaHash": "${addPin}" /* by hand */ },
     },
+    { "id": "reverse", "effect": "mcp.invoke", "input": { "toolName": "reverse_text", "server": "memory", "expectedSchemaHash": "${reversePin}" } },
   ],
 }
 `;
@@ -143,11 +146,28 @@ describe('quick fixes in the editor', () => {
     assert.equal(applyLspEdits(blueprintText, documentEdits(lower, blueprintUri)), blueprint('memroy', ADD_SCHEMA_UPPER.toLowerCase()));
   });
 
-  test('fix-all lower-cases the pin but does not guess the server name', async () => {
-    const malformed = await diagnostic(blueprintUri, 'TP204');
-    const actions = await actionsFor(blueprintUri, malformed, ['source.fixAll.toolpin']);
-    assert.deepEqual(actions.map((action) => [action.title, action.kind]), [['Lower-case 1 pin written in uppercase hex in this file', 'source.fixAll.toolpin']]);
-    assert.equal(applyLspEdits(blueprintText, documentEdits(actions[0]!, blueprintUri)), blueprint('memroy', ADD_SCHEMA_UPPER.toLowerCase()));
+  test('fix-all re-pins and lower-cases, but does not guess the server name', async () => {
+    const drift = await diagnostic(blueprintUri, 'TP400');
+    const actions = await actionsFor(blueprintUri, drift, ['source.fixAll.toolpin']);
+    // The title starts with "Re-pin all N": the client's re-pin commands count from it.
+    assert.deepEqual(actions.map((action) => [action.title, action.kind]), [['Re-pin all 1 drifted pin and lower-case 1 pin written in uppercase hex in this file', 'source.fixAll.toolpin']]);
+    const changes = (actions[0]!.edit as WorkspaceEdit).documentChanges ?? [];
+    const documentEdit = changes.find((change): change is TextDocumentEdit => 'textDocument' in change && change.textDocument.uri === blueprintUri)!;
+    assert.ok(changes.some((change) => 'kind' in change && change.kind === 'create' && /\/\.toolpin\/store\/fnv1a64-[0-9a-f]{16}\.json$/.test(change.uri)), 'the re-pin writes its store entry');
+    const result = applyLspEdits(blueprintText, documentEdit.edits as TextEdit[]);
+    const livePin = /"reverse_text", "server": "memory", "expectedSchemaHash": "(fnv1a64:[0-9a-f]{16})"/.exec(result)?.[1];
+    assert.ok(livePin && livePin !== DRIFTED_PIN, 'reverse_text is re-pinned to the live pin');
+    assert.equal(result, blueprint('memroy', ADD_SCHEMA_UPPER.toLowerCase(), livePin));
+  });
+
+  test('fix-all with nothing drifted is titled by what it does', async () => {
+    const uri = `file://${path.join(workspace, 'lower.blueprint.jsonc')}`;
+    const text = blueprint('memory', ADD_SCHEMA_UPPER, ADD_SCHEMA_UPPER.replace('00112233', '44556677'));
+    server.open(uri, text);
+    const malformed = await diagnostic(uri, 'TP204');
+    const actions = await actionsFor(uri, malformed, ['source.fixAll.toolpin']);
+    assert.deepEqual(actions.map((action) => action.title), ['Lower-case 2 pins written in uppercase hex in this file']);
+    assert.equal(applyLspEdits(text, documentEdits(actions[0]!, uri)), text.replace(ADD_SCHEMA_UPPER, ADD_SCHEMA_UPPER.toLowerCase()).replace('fnv1a64:44556677AABBCCDD', 'fnv1a64:44556677aabbccdd'));
   });
 
   test('TP404 suggests the served tool; the fixes correct the entry or remove it, keeping comments and commas', async () => {
