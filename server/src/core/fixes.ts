@@ -1,16 +1,18 @@
 /**
- * Fixes as text edits in offsets: re-pin a value, add or remove a `toolsSnapshot` entry, and the
- * pin-store entry that every re-pin writes (docs/formats.md §6). Pure: the language server turns
+ * Fixes as text edits in offsets: re-pin a value, lower-case a pin, add or remove a
+ * `toolsSnapshot` entry or an `include` entry, replace a mistyped name, and the pin-store entry
+ * that every re-pin writes (docs/formats.md §6). Pure: the language server turns
  * them into a WorkspaceEdit, `toolpin pin` applies them to files.
  *
- * Invariant: a fix changes only the bytes it must. A re-pin replaces the pin's string literal and
- * nothing else; entries are added and removed with jsonc-parser's `modify`, which keeps comments
- * and formatting around them.
+ * Invariant: a fix changes only the bytes it must. A re-pin (or a lower-casing, or a rename)
+ * replaces one string literal and nothing else; entries are added and removed by inserting and
+ * cutting text next to them, so comments and formatting around them stay as they were
+ * (jsonc-parser's `modify` is used only to add a `toolsSnapshot` where there is no object for it).
  */
 import { createScanner, type EditResult, getNodePath, type JSONPath, modify, SyntaxKind } from 'jsonc-parser';
 import type { ConnectorInstanceModel } from './connector';
 import { getProperty, type JsonNode } from './jsonDocument';
-import type { PinAlgorithm } from './pins';
+import { isParsedPin, parsePin, type PinAlgorithm } from './pins';
 import type { Span } from './problems';
 
 export interface TextEdit {
@@ -86,9 +88,10 @@ export function setSnapshotEntryEdits(text: string, instance: ConnectorInstanceM
 }
 
 /**
- * Appends a member (`"key": value` text) to an object node without re-formatting anything: after
- * the last member, on a line of its own with the same indentation when members are one per line
- * (after a line comment that ends the last member's line), else inline.
+ * Appends a member (`"key": value` text) to an object node, or an element to an array node,
+ * without re-formatting anything: after the last one, on a line of its own with the same
+ * indentation when they are one per line (after a line comment that ends the last one's line),
+ * else inline.
  */
 function appendMemberEdits(text: string, object: JsonNode, member: string): TextEdit[] {
   const properties = object.children ?? [];
@@ -127,31 +130,135 @@ export function removeSnapshotEntryEdits(text: string, instance: ConnectorInstan
   const properties = snapshot.children ?? [];
   const index = properties.map((property) => String(property.children?.[0]?.value)).lastIndexOf(tool);
   if (index < 0) return [];
-  const member = properties[index]!;
-  let end = member.offset + member.length;
+  return removeListItemEdits(text, properties, index);
+}
+
+/**
+ * Removes one item of a list (the members of an object, or the elements of an array) with one
+ * comma next to it, keeping every comment outside the item itself:
+ *
+ * - the comma after the item goes with it; the last item takes the comma before it instead (a
+ *   trailing comma after the last item stays where the author put one);
+ * - a comma separated from the item by a comment is removed on its own, so the comment stays;
+ * - an item alone on its line takes its line along, line break included;
+ * - an item inline leaves one gap of spaces, not two (`["a", "x", "b"]` → `["a", "b"]`), and an
+ *   only item leaves an empty list (`[ "x" ]` → `[]`).
+ */
+function removeListItemEdits(text: string, items: readonly JsonNode[], index: number): TextEdit[] {
+  const item = items[index]!;
+  let start = item.offset;
+  let end = item.offset + item.length;
   const edits: TextEdit[] = [];
   const after = nextToken(text, end);
   if (after.kind === SyntaxKind.CommaToken) {
-    // Only whitespace before the comma: it goes with the member. A comment before it stays, so the
+    // Only whitespace before the comma: it goes with the item. A comment before it stays, so the
     // comma goes on its own.
     if (/^\s*$/.test(text.slice(end, after.offset))) end = after.offset + 1;
     else edits.push({ offset: after.offset, length: 1, content: '' });
   } else if (index > 0) {
-    // The last member: the comma before it goes instead (a comment after that comma stays).
-    const previous = properties[index - 1]!;
+    // The last item: the comma before it goes instead. On the same line with only spaces between,
+    // the comma and those spaces go with the item; otherwise (a line break or a comment after
+    // the comma) the comma goes on its own and the comment stays.
+    const previous = items[index - 1]!;
     const comma = nextToken(text, previous.offset + previous.length);
-    if (comma.kind === SyntaxKind.CommaToken) edits.push({ offset: comma.offset, length: 1, content: '' });
+    if (comma.kind === SyntaxKind.CommaToken) {
+      if (/^[ \t]*$/.test(text.slice(comma.offset + 1, start))) start = comma.offset;
+      else edits.push({ offset: comma.offset, length: 1, content: '' });
+    }
   }
-  let start = member.offset;
   const line = lineStartOf(text, start);
   const lineEnd = lineEndOf(text, end);
   if (line.blankBefore && /^[ \t]*$/.test(text.slice(end, lineEnd))) {
-    // The member had its line to itself: the whole line goes, line break included.
+    // The item had its line to itself: the whole line goes, line break included.
     start = line.start;
     end = text.indexOf('\n', end) < 0 ? text.length : text.indexOf('\n', end) + 1;
+  } else {
+    // Inline: of the spaces on either side, one gap stays; none between the brackets of a list
+    // that is now empty, and none before a closing bracket that now follows.
+    let gapBefore = start;
+    while (gapBefore > 0 && (text[gapBefore - 1] === ' ' || text[gapBefore - 1] === '\t')) gapBefore--;
+    let gapAfter = end;
+    while (gapAfter < text.length && (text[gapAfter] === ' ' || text[gapAfter] === '\t')) gapAfter++;
+    const opener = text[gapBefore - 1] === '[' || text[gapBefore - 1] === '{';
+    const closer = text[gapAfter] === ']' || text[gapAfter] === '}';
+    if (opener && closer && items.length === 1) {
+      start = gapBefore;
+      end = gapAfter;
+    } else if (gapAfter > end && (gapBefore < start || opener)) {
+      end = gapAfter;
+    } else if (gapAfter === end && closer) {
+      start = gapBefore;
+    }
   }
   edits.push({ offset: start, length: end - start, content: '' });
   return edits;
+}
+
+/** The `include` array node of a connector instance, when it has one. */
+function includeArray(instance: ConnectorInstanceModel): JsonNode | undefined {
+  const config = getProperty(instance.node, 'providerConfig')?.valueNode;
+  const include = getProperty(config, 'include')?.valueNode;
+  return include?.type === 'array' ? include : undefined;
+}
+
+/**
+ * Removes the `include` entry that starts at `offset` (the entry's string literal, as a problem's
+ * span gives it) from a connector instance, with the comma and layout rules of a list item. By
+ * offset, not by name, so that of two equal entries exactly the one reported goes.
+ */
+export function removeIncludeEntryEdits(text: string, instance: ConnectorInstanceModel, offset: number): TextEdit[] {
+  const include = includeArray(instance);
+  const elements = include?.children ?? [];
+  const index = elements.findIndex((element) => element.offset === offset && element.type === 'string');
+  return index < 0 ? [] : removeListItemEdits(text, elements, index);
+}
+
+/**
+ * Adds `tool` to the `include` array of a connector instance, after the last entry and in the
+ * layout of the entries (one per line, or inline), keeping every comment; nothing when the
+ * instance has no `include` array (without one, every served tool is already selected) or the
+ * tool is already listed.
+ */
+export function addIncludeEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string): TextEdit[] {
+  const include = includeArray(instance);
+  if (!include || (include.children ?? []).some((element) => element.value === tool)) return [];
+  return appendMemberEdits(text, include, JSON.stringify(tool));
+}
+
+/** Replaces the string literal at `span` (quotes included) with the literal of `value`. */
+export function replaceStringEdit(span: Span, value: string): TextEdit {
+  return { offset: span.offset, length: span.length, content: JSON.stringify(value) };
+}
+
+/**
+ * The pin a malformed pin becomes when lower-cased, when lower-casing alone makes it well formed
+ * (`fnv1a64:8465E642…` → `fnv1a64:8465e642…`, `SHA256:AB…` → `sha256:ab…`); otherwise undefined.
+ * The hex check of {@link parsePin} is ASCII-only, so no other character can lower-case into a
+ * digit.
+ */
+export function lowercasedPin(value: string, algorithm: PinAlgorithm): string | undefined {
+  const lower = value.toLowerCase();
+  if (lower === value) return undefined;
+  return isParsedPin(parsePin(lower, algorithm)) ? lower : undefined;
+}
+
+/**
+ * Lower-cases the pin whose string literal is at `span` (quotes included), when that makes it a
+ * well-formed pin of `algorithm`; undefined when the text at `span` is not a string literal (a
+ * stale span) or lower-casing would not help. Only the literal is replaced.
+ */
+export function lowercasePinEdit(text: string, span: Span, algorithm: PinAlgorithm): TextEdit | undefined {
+  const literal = text.slice(span.offset, span.offset + span.length);
+  if (literal.length < 2 || !literal.startsWith('"') || !literal.endsWith('"')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(literal);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'string') return undefined;
+  const lower = lowercasedPin(value, algorithm);
+  return lower === undefined ? undefined : replaceStringEdit(span, lower);
 }
 
 /** Applies edits (non-overlapping, any order) to a text. */

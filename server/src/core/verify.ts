@@ -12,8 +12,10 @@ import { CanonicalJsonError } from './canonicalJson';
 import type { ConnectorInstanceModel, ConnectorModel } from './connector';
 import type { CollectedListing, ListedTool } from './listing';
 import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from './pins';
+import type { DriftData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
 import { type Problem, problem, type Span } from './problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
+import { closestName } from './suggest';
 
 /** Why a server's tools could not be listed. Stable strings: reports and tests use them. */
 export type UnavailableReason =
@@ -207,8 +209,10 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       const definition = context.registry.get(mcp.server.value);
       if (!definition) {
         const known = context.registry.names();
-        const reason = `no server named "${mcp.server.value}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`;
-        problems.push(problem('TP406', mcp.server.span, `${stepLabel(step)}: ${reason}`, { data: { server: mcp.server.value } }));
+        const suggestion = closestName(mcp.server.value, known);
+        const reason = `no server named "${mcp.server.value}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+        const data: UnknownServerData = { server: mcp.server.value, ...(suggestion ? { suggestion } : {}) };
+        problems.push(problem('TP406', mcp.server.span, `${stepLabel(step)}: ${reason}`, { data }));
         verdict('cannot-verify', mcp.server.value, undefined, reason);
         continue;
       }
@@ -258,7 +262,8 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
         verdict('cannot-verify', mcp.server?.value, undefined, reason);
       } else {
         const reason = `tool "${tool}" is not served by ${where} (toolNotFound)`;
-        problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data: { kind: 'schema', tool, server: mcp.server?.value } }));
+        const data: UnservedPinData = { kind: 'schema', tool, server: mcp.server?.value };
+        problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data }));
         verdict('missing', mcp.server?.value, undefined, reason);
       }
       continue;
@@ -280,11 +285,8 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     }
     const change = describeChange(mcp.pin, live.tool, context);
     const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin} (${change.text})`;
-    problems.push(
-      problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, {
-        data: { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' },
-      }),
-    );
+    const data: DriftData = { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' };
+    problems.push(problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, { data }));
     verdict('drifted', definition.name, live.pin, reason);
   }
   return { verdicts, problems };
@@ -339,7 +341,8 @@ function verifyInstance(
         verdict('cannot-verify', undefined, reason);
       } else {
         const reason = `pinned tool "${tool}" is no longer served by server "${server}"`;
-        problems.push(problem('TP401', entry.tool.span, `${label}: ${reason}`, { data: { kind: 'tool', tool, server } }));
+        const data: UnservedPinData = { kind: 'tool', tool, server };
+        problems.push(problem('TP401', entry.tool.span, `${label}: ${reason}`, { data }));
         verdict('missing', undefined, reason);
       }
       continue;
@@ -356,11 +359,8 @@ function verifyInstance(
     }
     const change = describeChange(entry.parsed, live.tool, context);
     const reason = `tool "${tool}" on server "${server}" changed since it was pinned: pinned ${entry.pin.value}, live ${live.pin} (${change.text})`;
-    problems.push(
-      problem('TP400', entry.pin.span, `${label}: ${reason}`, {
-        data: { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' },
-      }),
-    );
+    const data: DriftData = { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' };
+    problems.push(problem('TP400', entry.pin.span, `${label}: ${reason}`, { data }));
     verdict('drifted', live.pin, reason);
   }
 
@@ -368,12 +368,16 @@ function verifyInstance(
   // missing from a partial listing proves nothing.
   if (listing.status !== 'listed' || notFoundIsUncertain(listing.listing)) return;
   const served = new Set(listing.listing.tools.map((tool) => tool.name));
+  const included = new Set((instance.include ?? []).map((entry) => entry.value));
+  // A typo is suggested only among served tools that are not included yet: replacing an entry
+  // with one already listed would just make a duplicate.
+  const notIncluded = [...served].filter((name) => !included.has(name));
   for (const entry of instance.include ?? []) {
     if (!served.has(entry.value)) {
+      const suggestion = closestName(entry.value, notIncluded);
+      const data: UnservedIncludeData = { tool: entry.value, server, ...(suggestion ? { suggestion } : {}) };
       problems.push(
-        problem('TP404', entry.span, `${label}: include names "${entry.value}", which server "${server}" does not serve; the runtime drops it silently`, {
-          data: { tool: entry.value, server },
-        }),
+        problem('TP404', entry.span, `${label}: include names "${entry.value}", which server "${server}" does not serve; the runtime drops it silently${suggestion ? `; did you mean "${suggestion}"?` : ''}`, { data }),
       );
     }
   }
@@ -387,11 +391,8 @@ function verifyInstance(
       : [...served].filter((name) => !pinned.has(name)).map((name) => ({ name, span: snapshotBrace }));
     for (const tool of unpinned) {
       const live = liveToolPin(listing.listing.tools.filter((candidate) => candidate.name === tool.name));
-      problems.push(
-        problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, {
-          data: { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content } : {}) },
-        }),
-      );
+      const data: UnpinnedToolData = { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content } : {}) };
+      problems.push(problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, { data }));
     }
   }
 }

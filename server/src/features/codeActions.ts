@@ -1,8 +1,14 @@
 /**
- * Code actions: re-pin a drifted pin, re-pin everything drifted in the file (also as
- * `source.fixAll.toolpin`), pin a selected tool that has no pin, remove the pin of a tool that is
- * no longer served. Quick fixes read their payload from `Diagnostic.data` (set by the core's
- * verification), so they need no server state; "re-pin all" re-verifies the document.
+ * Code actions: re-pin a drifted pin, re-pin everything drifted in the file, pin a selected tool
+ * that has no pin, remove the pin of a tool that is no longer served, lower-case a pin written in
+ * uppercase hex, correct a mistyped `server` or `include` entry, remove an `include` entry that is
+ * not served or listed twice, and add a pinned tool to `include`. Quick fixes read their payload
+ * from `Diagnostic.data` (set by the core, typed in core/payloads.ts) or from the document itself,
+ * so they need no server state; "re-pin all" re-verifies the document.
+ *
+ * The fix-all action (`source.fixAll.toolpin`, which editors run on save) holds the re-pins and
+ * the lower-casings: fixes whose result is certain. A guess ("did you mean …?") and a choice
+ * (remove the entry, or add it) are only ever offered one at a time.
  *
  * No fix is ever offered for "cannot verify": an unreachable server says nothing about the pin.
  * Every re-pin also writes the pin-store entry of the new pin (docs/formats.md §6) through the
@@ -22,8 +28,20 @@ import {
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/connector';
-import { removeSnapshotEntryEdits, replacePinEdit, setSnapshotEntryEdits, storeEntry, type TextEdit } from '../core/fixes';
-import { isParsedPin, parsePin } from '../core/pins';
+import {
+  addIncludeEntryEdits,
+  lowercasePinEdit,
+  removeIncludeEntryEdits,
+  removeSnapshotEntryEdits,
+  replacePinEdit,
+  replaceStringEdit,
+  setSnapshotEntryEdits,
+  storeEntry,
+  type TextEdit,
+} from '../core/fixes';
+import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData } from '../core/payloads';
+import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins';
+import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { runSafe } from '../util/runSafe';
 import { DIAGNOSTIC_SOURCE } from '../util/toLsp';
@@ -31,20 +49,6 @@ import { pathToUri, uriToPath } from '../util/uris';
 
 /** The kind of the fix-all action, so editors can run it on save. */
 export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.toolpin`;
-
-interface DriftData {
-  kind: 'schema' | 'tool';
-  tool: string;
-  server: string;
-  pinned: string;
-  live: string;
-  liveContent: string;
-}
-
-function isDriftData(data: unknown): data is DriftData {
-  const candidate = data as Partial<DriftData> | undefined;
-  return typeof candidate?.tool === 'string' && typeof candidate.live === 'string' && typeof candidate.liveContent === 'string' && (candidate.kind === 'schema' || candidate.kind === 'tool');
-}
 
 export interface EditBuilder {
   /** Whether the client can create files through a WorkspaceEdit. */
@@ -118,31 +122,53 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
         const match = current.problems.find((found) => found.code === received.code && found.span.offset === offset);
         if (match?.data) diagnostic = { ...received, data: match.data };
       }
-      const action = quickFixFor(document, text, diagnostic, workspace, folder, options, reviewActions);
-      if (action) actions.push(action);
+      actions.push(...quickFixesFor(document, text, diagnostic, workspace, folder, options, reviewActions));
     }
     actions.push(...reviewActions);
   }
 
   if (wants(CodeActionKind.QuickFix) || wants(FIX_ALL_KIND) || wants(CodeActionKind.Source)) {
     const verification = await workspace.verification(file);
-    const drifted = verification.problems.filter((found) => found.code === 'TP400' && isDriftData(found.data));
-    if (drifted.length > 0) {
-      const edits = drifted.map((found) => replacePinEdit(found.span, (found.data as unknown as DriftData).live));
-      const entries = drifted.flatMap((found) => {
-        const entry = storeEntryFor(found.data as unknown as DriftData);
-        return entry ? [{ folder, ...entry }] : [];
-      });
-      const edit = buildWorkspaceEdit(document, edits, entries, options);
-      const title = `Re-pin all ${drifted.length} drifted pin${drifted.length === 1 ? '' : 's'} in this file`;
-      if (wants(CodeActionKind.QuickFix) && drifted.length > 1) actions.push({ title, kind: CodeActionKind.QuickFix, edit });
-      if (wants(FIX_ALL_KIND)) actions.push({ title, kind: FIX_ALL_KIND, edit });
+    const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
+    const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live));
+    const entries = drifted.flatMap((found) => {
+      const entry = storeEntryFor(found.data);
+      return entry ? [{ folder, ...entry }] : [];
+    });
+    const repinTitle = `Re-pin all ${drifted.length} drifted pin${drifted.length === 1 ? '' : 's'}`;
+    if (wants(CodeActionKind.QuickFix) && drifted.length > 1) {
+      actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins, entries, options) });
+    }
+    if (wants(FIX_ALL_KIND)) {
+      // A malformed pin has no verdict, so a lower-casing never touches a pin that is re-pinned.
+      const lowercasings = lowercaseEditsOf(text, workspace.analysis(file)?.problems ?? []);
+      if (repins.length + lowercasings.length > 0) {
+        // The title starts with "Re-pin all N" whenever something drifted: the client's re-pin
+        // commands read the count from it.
+        const parts = [
+          ...(repins.length > 0 ? [repinTitle] : []),
+          ...(lowercasings.length > 0 ? [`${repins.length > 0 ? 'lower' : 'Lower'}-case ${lowercasings.length} pin${lowercasings.length === 1 ? '' : 's'} written in uppercase hex`] : []),
+        ];
+        actions.push({ title: `${parts.join(' and ')} in this file`, kind: FIX_ALL_KIND, edit: buildWorkspaceEdit(document, [...repins, ...lowercasings], entries, options) });
+      }
     }
   }
   return actions;
 }
 
-function quickFixFor(
+/** The algorithm of the pins a malformed-pin code is about. */
+const MALFORMED_PIN: Partial<Record<ProblemCode, PinAlgorithm>> = { TP204: 'fnv1a64', TP306: 'sha256' };
+
+/** Lower-casing edits for every malformed pin that lower-casing alone makes well formed. */
+function lowercaseEditsOf(text: string, problems: ReadonlyArray<{ code: ProblemCode; span: Span }>): TextEdit[] {
+  return problems.flatMap((found) => {
+    const algorithm = MALFORMED_PIN[found.code];
+    const edit = algorithm ? lowercasePinEdit(text, found.span, algorithm) : undefined;
+    return edit ? [edit] : [];
+  });
+}
+
+function quickFixesFor(
   document: TextDocument,
   text: string,
   diagnostic: Diagnostic,
@@ -150,13 +176,15 @@ function quickFixFor(
   folder: string,
   options: EditBuilder,
   reviewActions: CodeAction[],
-): CodeAction | undefined {
-  const data = diagnostic.data as Record<string, unknown> | undefined;
-  const offsetOf = (position: { line: number; character: number }): number => document.offsetAt(position);
+): CodeAction[] {
+  const data: unknown = diagnostic.data;
+  const start = document.offsetAt(diagnostic.range.start);
+  const span: Span = { offset: start, length: document.offsetAt(diagnostic.range.end) - start };
+  const fix = (title: string, edits: readonly TextEdit[], preferred = false): CodeAction[] =>
+    edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
   switch (diagnostic.code) {
     case 'TP400': {
-      if (!isDriftData(data)) return undefined;
-      const span = { offset: offsetOf(diagnostic.range.start), length: offsetOf(diagnostic.range.end) - offsetOf(diagnostic.range.start) };
+      if (!isDriftData(data)) return [];
       const entry = storeEntryFor(data);
       if (options.canReview) {
         reviewActions.push({
@@ -166,39 +194,77 @@ function quickFixFor(
           command: { title: 'Review and re-pin', command: 'toolpin.reviewRepin', arguments: [document.uri, diagnostic.range.start] },
         });
       }
-      return {
-        title: `Re-pin "${data.tool}" to ${data.live}`,
-        kind: CodeActionKind.QuickFix,
-        diagnostics: [diagnostic],
-        isPreferred: true,
-        edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live)], entry ? [{ folder, ...entry }] : [], options),
-      };
+      return [
+        {
+          title: `Re-pin "${data.tool}" to ${data.live}`,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diagnostic],
+          isPreferred: true,
+          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live)], entry ? [{ folder, ...entry }] : [], options),
+        },
+      ];
     }
     case 'TP405': {
-      if (typeof data?.tool !== 'string' || typeof data.live !== 'string' || typeof data.liveContent !== 'string') return undefined;
-      const instance = instanceAt(workspace, document, offsetOf(diagnostic.range.start));
-      if (!instance) return undefined;
+      if (!isPinnableToolData(data)) return [];
+      const instance = instanceAt(workspace, document, start);
+      if (!instance) return [];
       const entry = storeEntryFor({ live: data.live, liveContent: data.liveContent });
-      return {
-        title: `Pin "${data.tool}" at ${data.live}`,
-        kind: CodeActionKind.QuickFix,
-        diagnostics: [diagnostic],
-        edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live), entry ? [{ folder, ...entry }] : [], options),
-      };
+      return [
+        {
+          title: `Pin "${data.tool}" at ${data.live}`,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diagnostic],
+          edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live), entry ? [{ folder, ...entry }] : [], options),
+        },
+      ];
     }
     case 'TP401': {
-      if (data?.kind !== 'tool' || typeof data.tool !== 'string') return undefined;
-      const instance = instanceAt(workspace, document, offsetOf(diagnostic.range.start));
-      if (!instance) return undefined;
-      return {
-        title: `Remove the pin of "${data.tool}" (no longer served)`,
-        kind: CodeActionKind.QuickFix,
-        diagnostics: [diagnostic],
-        edit: buildWorkspaceEdit(document, removeSnapshotEntryEdits(text, instance, data.tool), [], options),
-      };
+      if (!isUnservedPinData(data) || data.kind !== 'tool') return [];
+      const instance = instanceAt(workspace, document, start);
+      if (!instance) return [];
+      return fix(`Remove the pin of "${data.tool}" (no longer served)`, removeSnapshotEntryEdits(text, instance, data.tool));
+    }
+    case 'TP204':
+    case 'TP306': {
+      // Read from the document, not from data: the literal at the range is the pin reported.
+      const edit = lowercasePinEdit(text, span, MALFORMED_PIN[diagnostic.code]!);
+      return edit ? fix('Lower-case the pin', [edit], true) : [];
+    }
+    case 'TP406': {
+      if (!isUnknownServerData(data) || data.suggestion === undefined) return [];
+      return fix(`Change server to "${data.suggestion}"`, [replaceStringEdit(span, data.suggestion)], true);
+    }
+    case 'TP404': {
+      if (!isUnservedIncludeData(data)) return [];
+      const instance = instanceAt(workspace, document, start);
+      if (!instance) return [];
+      // A likely typo is corrected first; removing the entry changes nothing the runtime does
+      // (it drops the entry already), so it is offered too, for an entry that is simply obsolete.
+      return [
+        ...(data.suggestion !== undefined ? fix(`Change "${data.tool}" to "${data.suggestion}"`, [replaceStringEdit(span, data.suggestion)], true) : []),
+        ...fix(`Remove "${data.tool}" from include`, removeIncludeEntryEdits(text, instance, start)),
+      ];
+    }
+    case 'TP308': {
+      // The duplicate is the entry reported; the first one stays.
+      const instance = instanceAt(workspace, document, start);
+      const entry = instance?.include?.find((candidate) => candidate.span.offset === start);
+      if (!instance || !entry) return [];
+      return fix(`Remove the duplicate "${entry.value}" from include`, removeIncludeEntryEdits(text, instance, start), true);
+    }
+    case 'TP305': {
+      // A pin outside include: either the tool should be selected, or the pin is left over. Which
+      // one is the author's call, so both are offered and neither is preferred.
+      const instance = instanceAt(workspace, document, start);
+      const entry = instance?.snapshot.find((candidate) => candidate.tool.span.offset === start);
+      if (!instance || !entry) return [];
+      return [
+        ...fix(`Add "${entry.tool.value}" to include`, addIncludeEntryEdits(text, instance, entry.tool.value)),
+        ...fix(`Remove the pin of "${entry.tool.value}"`, removeSnapshotEntryEdits(text, instance, entry.tool.value)),
+      ];
     }
     default:
-      return undefined;
+      return [];
   }
 }
 

@@ -1,0 +1,107 @@
+/**
+ * The machine-readable payloads (`Problem.data`, which becomes `Diagnostic.data`) that code
+ * actions read. Each is declared once here: the core builds it with this type, and the language
+ * server checks a received payload with the guard next to it, because a client sends `data` back
+ * as untyped JSON (and may send anything, or nothing).
+ *
+ * They are type aliases, not interfaces, so that they are assignable to the
+ * `Record<string, unknown>` that {@link problem} takes.
+ */
+
+/** TP400: a pin that drifted, with everything a re-pin needs. */
+export type DriftData = {
+  readonly kind: 'schema' | 'tool';
+  readonly tool: string;
+  readonly server: string;
+  /** The pin as written. */
+  readonly pinned: string;
+  /** The live pin, in the style the pinned one was written in (a bare tool pin stays bare). */
+  readonly live: string;
+  readonly style: 'prefixed' | 'bare';
+  /** Exactly the canonical JSON that `live` hashes: the content of its pin-store entry. */
+  readonly liveContent: string;
+  /** What kind of change the store entry shows, or `unknown` without one. */
+  readonly change: string;
+};
+
+/** TP401: a pinned tool that the server no longer serves. */
+export type UnservedPinData = {
+  readonly kind: 'schema' | 'tool';
+  readonly tool: string;
+  /** The server named by the step or connector; absent for a step without `server`. */
+  readonly server?: string;
+};
+
+/** TP405: a selected tool without a pin, and its live pin when it can be pinned. */
+export type UnpinnedToolData = {
+  readonly kind: 'tool';
+  readonly tool: string;
+  readonly server: string;
+  readonly live?: string;
+  /** Exactly the canonical JSON that `live` hashes. */
+  readonly liveContent?: string;
+};
+
+/** TP406: a step's `server` that names no configured server, and the one it probably meant. */
+export type UnknownServerData = {
+  readonly server: string;
+  /** The one configured name close enough to be a typo of `server`, if there is exactly one. */
+  readonly suggestion?: string;
+};
+
+/** TP404: an `include` entry that the server does not serve, and the served tool it probably meant. */
+export type UnservedIncludeData = {
+  readonly tool: string;
+  readonly server: string;
+  /** The one served, not yet included tool close enough to be a typo of `tool`, if any. */
+  readonly suggestion?: string;
+};
+
+function isObject(data: unknown): data is object {
+  return typeof data === 'object' && data !== null;
+}
+
+function optionalString(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+/** Whether `data` is a {@link DriftData} (the fields a re-pin needs are present and typed). */
+export function isDriftData(data: unknown): data is DriftData {
+  return (
+    isObject(data) &&
+    'kind' in data && (data.kind === 'schema' || data.kind === 'tool') &&
+    'tool' in data && typeof data.tool === 'string' &&
+    'live' in data && typeof data.live === 'string' &&
+    'liveContent' in data && typeof data.liveContent === 'string'
+  );
+}
+
+/** Whether `data` is an {@link UnservedPinData}. */
+export function isUnservedPinData(data: unknown): data is UnservedPinData {
+  return isObject(data) && 'kind' in data && (data.kind === 'schema' || data.kind === 'tool') && 'tool' in data && typeof data.tool === 'string';
+}
+
+/** Whether `data` is an {@link UnpinnedToolData} that carries the live pin (so it can be pinned). */
+export function isPinnableToolData(data: unknown): data is UnpinnedToolData & { readonly live: string; readonly liveContent: string } {
+  return (
+    isObject(data) &&
+    'tool' in data && typeof data.tool === 'string' &&
+    'live' in data && typeof data.live === 'string' &&
+    'liveContent' in data && typeof data.liveContent === 'string'
+  );
+}
+
+/** Whether `data` is an {@link UnknownServerData}. */
+export function isUnknownServerData(data: unknown): data is UnknownServerData {
+  return isObject(data) && 'server' in data && typeof data.server === 'string' && optionalString('suggestion' in data ? data.suggestion : undefined);
+}
+
+/** Whether `data` is an {@link UnservedIncludeData}. */
+export function isUnservedIncludeData(data: unknown): data is UnservedIncludeData {
+  return (
+    isObject(data) &&
+    'tool' in data && typeof data.tool === 'string' &&
+    'server' in data && typeof data.server === 'string' &&
+    optionalString('suggestion' in data ? data.suggestion : undefined)
+  );
+}
