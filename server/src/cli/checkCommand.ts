@@ -42,7 +42,7 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
       info = await stat(target);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      unreadable.push({ path: target, reason: code === 'ENOENT' ? 'no such file or folder' : (code ?? String(error)) });
+      unreadable.push({ path: target, reason: code === 'ENOENT' ? 'ENOENT (no such file or folder)' : (code ?? String(error)) });
       continue;
     }
     if (!info.isDirectory()) {

@@ -129,7 +129,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
     }
   }
   const workspaceFolder = path.resolve(io.cwd, args.workspace ?? '.');
-  const workspaceName = workspaceFolder === path.resolve(io.cwd) ? 'the workspace (the current folder)' : `the workspace ${display(io.cwd, workspaceFolder)}`;
+  const workspaceName = display(io.cwd, workspaceFolder) === '.' ? 'the workspace (the current folder)' : `the workspace ${display(io.cwd, workspaceFolder)}`;
   let couldNotRead = false;
 
   // 1. The logs.
@@ -266,7 +266,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
     io.stdout(renderText(report, args.offline === true));
     io.stderr(renderLineProblems(report));
   }
-  if (unconfigured.length > 0 && report.summary.unknownExecutions > 0) {
+  if (args.format === 'text' && unconfigured.length > 0 && report.summary.unknownExecutions > 0) {
     // Why the live status is unknown, with where it looked: the servers come from the workspace's
     // connectors, .vscode/mcp.json and .mcp.json, so running outside it finds none of them.
     io.stderr(

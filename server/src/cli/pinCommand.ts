@@ -108,7 +108,7 @@ function contentLines(repin: Repin, stored: string | undefined): string {
     return out.length > 0 ? `${out.join('\n')}\n` : '';
   }
   const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : ''} in .toolpin/store`.replace('  ', ' ');
-  out.push(`  the pinned content is unknown (${why}): what is pinned cannot be compared; the live content in full:`);
+  out.push(`  what changed is unknown: the pinned content is unknown (${why}); review the live content in full:`);
   if (repin.kind === 'tool') {
     out.push(live.description === undefined ? '    live description: (none)' : `    live description:\n${indent(neutralize(live.description), '      | ')}`);
   }
@@ -161,7 +161,8 @@ export async function pinCommand(io: CliIo, args: PinArgs): Promise<number> {
     io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
     io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
     const change = /\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(repin.problem.message)?.[1];
-    if (change) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
+    // "what changed is unknown" is said below, with the store entry that is missing.
+    if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
     const pinned = parseAnyPin(repin.pinned);
     const stored = pinned ? await readOptional(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
     io.stdout(contentLines(repin, stored));
