@@ -46,7 +46,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       format: { type: 'string', value: 'FORMAT', help: 'text (default) or json' },
       help: HELP_OPTION,
     },
-    notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is\nnot JSON, or a usage error.',
+    notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is not JSON, or a usage error.',
   },
   check: {
     usage: 'check [paths…] [--format text|json|sarif] [--workspace DIR] [--offline] [--timeout MS] [--concurrency N]',
@@ -60,7 +60,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       help: HELP_OPTION,
     },
     notes:
-      'Exit status: 0 every pin verified and no error; 1 drift, a missing tool or an error; 2 nothing drifted,\n' +
+      'Exit status: 0 every pin verified and no error; 1 drift, a missing tool or an error; 2 nothing drifted, ' +
       'but something could not be verified, no blueprint or connector file was found, or a usage error.',
   },
   pin: {
@@ -78,8 +78,8 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       help: HELP_OPTION,
     },
     notes:
-      'Exit status: 0 nothing drifted or missing, or every change shown was written; 1 re-pins or missing pins shown\n' +
-      'but not written (a dry run), or missing pins left that only a manual edit can fix; 2 nothing drifted or\n' +
+      'Exit status: 0 nothing drifted or missing, or every change shown was written; 1 re-pins or missing pins shown ' +
+      'but not written (a dry run), or missing pins left that only a manual edit can fix; 2 nothing drifted or ' +
       'missing, but something could not be verified, no blueprint or connector file was found, or a usage error.',
   },
   history: {
@@ -99,8 +99,8 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       help: HELP_OPTION,
     },
     notes:
-      'Exit status: 0 nothing ran at a schema that is not live; 1 some executions did; 2 none did, but something\n' +
-      'could not be checked (offline, a server not listed, a log unreadable), --tool or --hash matched no execution,\n' +
+      'Exit status: 0 nothing ran at a schema that is not live; 1 some executions did; 2 none did, but something ' +
+      'could not be checked (offline, a server not listed, a log unreadable), --tool or --hash matched no execution, ' +
       'or a usage error.',
   },
   lsp: {
@@ -137,8 +137,8 @@ ${Object.entries(COMMANDS)
   .map(([name, spec]) => `  ${name.padEnd(10)} ${wrap(spec.summary, 13)}`)
   .join('\n')}
 
-Options of every command: see toolpin <command> --help.
-  -h, --help   show this help
+Each command has its own options: toolpin <command> --help (or toolpin help <command>).
+  -h, --help     show this help
   -v, --version  print the version
 `;
 
@@ -148,7 +148,7 @@ function commandHelp(name: string): string {
     const flag = `${value.short ? `-${value.short}, ` : '    '}--${option}${value.value ? ` ${value.value}` : ''}`;
     return `  ${flag.padEnd(26)} ${wrap(value.help, 29)}`;
   });
-  return `Usage: toolpin ${spec.usage}\n\n${wrap(spec.summary, 0)}\n\nOptions:\n${options.join('\n')}\n${spec.notes ? `\n${spec.notes}\n` : ''}`;
+  return `Usage: toolpin ${spec.usage}\n\n${wrap(spec.summary, 0)}\n\nOptions:\n${options.join('\n')}\n${spec.notes ? `\n${wrap(spec.notes, 0)}\n` : ''}`;
 }
 
 function parseFormat<F extends string>(command: string, value: string | undefined, allowed: readonly F[], io: CliIo): F | 'text' | undefined {
