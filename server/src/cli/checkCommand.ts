@@ -6,10 +6,10 @@
  * error-level problem; 2 nothing of that, but something could not be verified (or read).
  */
 import { readdir, stat } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ConnectorModel } from '../core/connector';
+import { LineIndex, type Position } from '../core/lineIndex';
 import { analyzeDocument, documentKindOf } from '../core/documents';
 import type { Problem } from '../core/problems';
 import type { ServerRegistry } from '../core/registry';
@@ -20,45 +20,59 @@ import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { PinStoreReader, pinsOf } from '../engine/pinStore';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
+import { findFiles } from '../io/fileFinder';
 import { TOOLPIN_VERSION } from '../server';
 import type { CliIo } from './io';
 
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
+/** The file names the CLI looks for, as said in messages. */
+export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c]';
 
-/** Finds Toolpin documents under the given paths, in a stable (sorted) order. */
+/**
+ * Finds Toolpin documents under the given paths, in a stable (sorted) order, with the one file
+ * finder (its skipped folders; `.gitignore` honoured). A path given explicitly is taken as it is:
+ * a file is checked whatever its name (and reported if it is not a Toolpin document), a folder is
+ * searched even when its name is one the finder skips below it.
+ */
 export async function findDocuments(paths: readonly string[]): Promise<{ files: string[]; unreadable: Array<{ path: string; reason: string }> }> {
   const files = new Set<string>();
   const unreadable: Array<{ path: string; reason: string }> = [];
-  const walk = async (folder: string): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(folder, { withFileTypes: true });
-    } catch (error) {
-      unreadable.push({ path: folder, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
-      return;
-    }
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const full = path.join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIPPED_FOLDERS.has(entry.name)) await walk(full);
-      } else if (documentKindOf(entry.name)) {
-        files.add(full);
-      }
-    }
-  };
-  const visit = async (target: string, explicit: boolean): Promise<void> => {
+  for (const target of paths) {
     let info;
     try {
       info = await stat(target);
     } catch (error) {
-      unreadable.push({ path: target, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
-      return;
+      const code = (error as NodeJS.ErrnoException).code;
+      unreadable.push({ path: target, reason: code === 'ENOENT' ? 'ENOENT (no such file or folder)' : (code ?? String(error)) });
+      continue;
     }
-    if (info.isDirectory()) await walk(target);
-    else if (explicit || documentKindOf(target)) files.add(target);
-  };
-  for (const target of paths) await visit(target, true);
+    if (!info.isDirectory()) {
+      files.add(target);
+      continue;
+    }
+    const found = await findFiles(target, {
+      match: (_relative, name) => documentKindOf(name) !== undefined,
+      gitignore: true,
+      onUnreadable: (folder, reason) => unreadable.push({ path: folder, reason }),
+    });
+    for (const file of found) files.add(file);
+  }
   return { files: [...files].sort(), unreadable };
+}
+
+/**
+ * Checks `--workspace DIR` before anything runs: a folder that does not exist would otherwise
+ * surface later as a stdio server that "cannot start" (its working folder is missing).
+ */
+export async function checkWorkspaceFolder(io: CliIo, command: string, workspace: string): Promise<boolean> {
+  const folder = path.resolve(io.cwd, workspace);
+  try {
+    if ((await stat(folder)).isDirectory()) return true;
+    io.stderr(`toolpin ${command}: the workspace folder ${workspace} is not a folder\n`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    io.stderr(`toolpin ${command}: the workspace folder ${workspace} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(error)})`}\n`);
+  }
+  return false;
 }
 
 export interface CheckArgs {
@@ -121,6 +135,13 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     io.stderr(`toolpin ${command}: cannot read ${path.relative(io.cwd, missing.path) || '.'}: ${missing.reason}\n`);
     couldNotRead = true;
   }
+  if (files.length === 0 && unreadable.length < roots.length) {
+    // Nothing to verify is not a pass: a mistyped path or a CI job run in the wrong folder
+    // would otherwise succeed silently.
+    const where = roots.length === 1 && roots[0] === '.' ? 'the current folder' : roots.join(', ');
+    io.stderr(`toolpin ${command}: no blueprint or connector file (${DOCUMENT_PATTERNS}) under ${where}; nothing was verified\n`);
+    couldNotRead = true;
+  }
 
   // Files are read with bounded parallelism, then analyzed in a stable order.
   const texts = new Map<string, string | Error>();
@@ -140,7 +161,7 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     const display = path.relative(io.cwd, file).split(path.sep).join('/');
     const kind = documentKindOf(file);
     if (!kind) {
-      io.stderr(`toolpin ${command}: ${display} is not a blueprint or connector file (*.blueprint.json[c], *.connector.json[c])\n`);
+      io.stderr(`toolpin ${command}: ${display} is not a blueprint or connector file (${DOCUMENT_PATTERNS})\n`);
       couldNotRead = true;
       continue;
     }
@@ -224,19 +245,28 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
 
   if (args.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION), null, 2)}\n`);
-  else io.stdout(renderText(report, registry.definitions.length, args.offline === true));
+  else {
+    // Each pin line names where the editor underlines its diagnostic (the tool name of a tool
+    // that is not served, the pin otherwise), converted by the same line index.
+    const positions = documents.map((document) => {
+      const lines = new LineIndex(document.text);
+      return results.get(document.path)!.verdicts.map((verdict) => lines.positionAt((verdict.problemSpan ?? verdict.span).offset));
+    });
+    io.stdout(renderText(report, positions, registry.definitions.length, args.offline === true));
+  }
   return status;
 }
 
 const STATE_LABEL: Record<string, string> = { verified: 'verified', drifted: 'DRIFTED', missing: 'MISSING', ambiguous: 'ambiguous', 'cannot-verify': 'cannot verify' };
 
-function renderText(report: CheckReport, serverCount: number, offline: boolean): string {
+function renderText(report: CheckReport, positions: ReadonlyArray<readonly Position[]>, serverCount: number, offline: boolean): string {
   const out: string[] = [];
-  for (const file of report.files) {
+  for (const [fileIndex, file] of report.files.entries()) {
     if (file.problems.length === 0 && file.pins.length === 0) continue;
     out.push(file.path);
-    for (const pin of file.pins) {
-      const where = `${file.path}:${pin.range.start.line + 1}:${pin.range.start.character + 1}`;
+    for (const [pinIndex, pin] of file.pins.entries()) {
+      const at = positions[fileIndex]?.[pinIndex] ?? pin.range.start;
+      const where = `${file.path}:${at.line + 1}:${at.character + 1}`;
       const server = pin.server ? ` on ${pin.server}` : '';
       out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}`);
     }

@@ -5,8 +5,10 @@
  * The dispatch-history read model (docs/formats.md §7) at the command line: which executions called
  * which tool at which schema hash, and whether each hash is pinned, live or stale.
  *
- * - Logs: each argument is a file, a folder (searched for `**\/*.events.jsonl`) or a glob; without
- *   arguments, `**\/*.events.jsonl` under the workspace. `node_modules` and `.git` are never searched.
+ * - Logs: each argument is a file, a folder (searched for `**\/*.events.jsonl`) or a glob (braces
+ *   included); without arguments, `**\/*.events.jsonl` under the workspace. The folders the one file
+ *   finder skips (server/src/io/fileFinder.ts: `node_modules`, `.git`, `.cache`, `dist`, …) are
+ *   never searched.
  * - Pinned hashes: the schema pins of the workspace's blueprint files (connector tool pins are
  *   another pin kind and are never compared with a schema hash).
  * - Live hashes: the same live listing as `toolpin check` (the workspace's server registry, one
@@ -25,8 +27,9 @@
  * Exit status (as `toolpin check`): 0 no selected execution ran at a hash that is not live and
  * everything could be checked; 1 some did (a finding: what `--stale` lists); 2 none did, but
  * something could not be checked (a log could not be read, or a hash has no live answer —
- * always the case with `--offline` when there are executions), or a usage error (e.g. a
- * malformed `--hash`). Malformed and torn lines never change the status. No logs at all is not
+ * always the case with `--offline` when there are executions), `--tool` or `--hash` selected no
+ * execution (said on standard error, with the tools or hashes the logs hold), or a usage error
+ * (e.g. a malformed `--hash`). Malformed and torn lines never change the status. No logs at all is not
  * an error (0, with a note on standard error) unless log arguments were given and match nothing.
  */
 import { stat } from 'node:fs/promises';
@@ -126,6 +129,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
     }
   }
   const workspaceFolder = path.resolve(io.cwd, args.workspace ?? '.');
+  const workspaceName = display(io.cwd, workspaceFolder) === '.' ? 'the workspace (the current folder)' : `the workspace ${display(io.cwd, workspaceFolder)}`;
   let couldNotRead = false;
 
   // 1. The logs.
@@ -175,7 +179,23 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
     staleOnly: args.stale === true,
     limit: args.limit !== undefined ? args.limit : args.stale || args.hash !== undefined ? null : RECENT_LIMIT,
   };
-  const serverNames = [...new Set(selectHistory(model, { ...query, staleOnly: false }, { pins, live: new Map() }).map((key) => key.summary.server))];
+  const selectedKeys = selectHistory(model, { ...query, staleOnly: false }, { pins, live: new Map() });
+  if (selectedKeys.length === 0 && (args.tool !== undefined || args.hash !== undefined)) {
+    // A filter that selects nothing is most often a typo: say so, and do not pass (exit 2).
+    const keys = model.keys();
+    const tools = [...new Set(keys.map((key) => key.tool))].sort();
+    const filter = [args.tool !== undefined ? `called tool "${args.tool}"` : '', args.hash !== undefined ? `ran at schema hash ${normalizeHashQuery(args.hash)}` : ''].filter(Boolean).join(' and ');
+    const known =
+      keys.length === 0
+        ? `the logs hold no executions (${plural(files.length, 'log')} read)`
+        : args.tool !== undefined && !tools.includes(args.tool)
+          ? `tools in the logs: ${tools.join(', ')}`
+          : `hashes of ${args.tool ?? 'the tools'} in the logs: ${[...new Set(keys.filter((key) => args.tool === undefined || key.tool === args.tool).map((key) => key.schemaHash))].sort().join(', ')}`;
+    io.stderr(`toolpin history: no execution ${filter}; ${known}\n`);
+    couldNotRead = true;
+  }
+  const serverNames = [...new Set(selectedKeys.map((key) => key.summary.server))];
+  const unconfigured: string[] = [];
   const live = new Map<string, LiveServer>();
   if (args.offline) {
     for (const name of serverNames) live.set(name, { state: 'unavailable', reason: 'offline (--offline): no server was contacted' });
@@ -198,7 +218,11 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
       if (definition) needed.set(name, definition);
       else {
         const known = registry.names();
-        live.set(name, { state: 'unavailable', reason: `no server named "${name}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}` });
+        unconfigured.push(name);
+        live.set(name, {
+          state: 'unavailable',
+          reason: `no server named "${name}" is configured for ${workspaceName} (${known.length > 0 ? `known: ${known.join(', ')}` : 'it configures none'})`,
+        });
       }
     }
     const inventory = createCliInventory(args, env);
@@ -241,6 +265,15 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
   } else {
     io.stdout(renderText(report, args.offline === true));
     io.stderr(renderLineProblems(report));
+  }
+  if (args.format === 'text' && unconfigured.length > 0 && report.summary.unknownExecutions > 0) {
+    // Why the live status is unknown, with where it looked: the servers come from the workspace's
+    // connectors, .vscode/mcp.json and .mcp.json, so running outside it finds none of them.
+    io.stderr(
+      `toolpin history: the live status of ${plural(unconfigured.length, 'server')} is unknown: ${unconfigured.map((name) => `"${name}"`).join(', ')} ` +
+        `${unconfigured.length === 1 ? 'is' : 'are'} not configured for ${workspaceName} ` +
+        `(its connector files, .vscode/mcp.json and .mcp.json${args.workspace === undefined ? '; the workspace is the current folder unless --workspace DIR names it' : ''})\n`,
+    );
   }
   return status;
 }

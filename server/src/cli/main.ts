@@ -1,68 +1,168 @@
 /**
  * The `toolpin` command line: the same core as the language server, without an editor.
  *
- *   toolpin hash <file|-> [--format text|json]
- *   toolpin check [paths…] [--format text|json]
- *   toolpin lsp --stdio
+ *   toolpin <command> [options] [arguments]      (toolpin <command> --help for one command)
  *
- * Usage errors exit with status 2 and a message on standard error.
+ * Each command has its own options, parsed strictly with `util.parseArgs`: an option another
+ * command takes (`toolpin hash --stale`), an unknown option or a missing value is a usage error.
+ * Usage errors exit with status 2, a message naming what was wrong and that command's usage on
+ * standard error. `--help` prints the help (of the command, when one is given) and exits 0.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startServer, TOOLPIN_VERSION } from '../server';
-import { checkCommand } from './checkCommand';
+import { checkCommand, checkWorkspaceFolder } from './checkCommand';
 import { hashCommand } from './hashCommand';
 import { historyCommand } from './historyCommand';
 import { pinCommand } from './pinCommand';
 import { type CliIo, processIo } from './io';
 
+type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
+
+interface CommandSpec {
+  /** The usage line after `toolpin `. */
+  readonly usage: string;
+  readonly summary: string;
+  /** Option name → its parseArgs spec and its help line (value placeholder, description). */
+  readonly options: Readonly<Record<string, OptionSpec & { readonly help: string; readonly value?: string }>>;
+  /** Extra paragraphs of the command's help (exit status). */
+  readonly notes: string;
+}
+
+const HELP_OPTION = { type: 'boolean', short: 'h', help: 'show this help' } as const;
+const WORKSPACE_OPTION = {
+  type: 'string',
+  value: 'DIR',
+  help: 'the folder stdio servers start in and .vscode/mcp.json and .mcp.json are read from (default: the current folder)',
+} as const;
+const TIMEOUT_OPTION = { type: 'string', value: 'MS', help: 'timeout of one request to a server (default 10000)' } as const;
+const CONCURRENCY_OPTION = { type: 'string', value: 'N', help: 'servers listed at the same time (default 4)' } as const;
+
+const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  hash: {
+    usage: 'hash <file|-> [--format text|json]',
+    summary: 'print the schema pin and tool pin of each MCP tool in a file (or stdin) holding one tool, an array of tools, or a tools/list result',
+    options: {
+      format: { type: 'string', value: 'FORMAT', help: 'text (default) or json' },
+      help: HELP_OPTION,
+    },
+    notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is not JSON, or a usage error.',
+  },
+  check: {
+    usage: 'check [paths…] [--format text|json|sarif] [--workspace DIR] [--offline] [--timeout MS] [--concurrency N]',
+    summary: 'check blueprint and connector files (default: the current folder) and verify every pin against the live MCP servers',
+    options: {
+      format: { type: 'string', value: 'FORMAT', help: 'text (default), json or sarif' },
+      workspace: WORKSPACE_OPTION,
+      offline: { type: 'boolean', help: 'do not contact servers; pins are reported as cannot verify' },
+      timeout: TIMEOUT_OPTION,
+      concurrency: CONCURRENCY_OPTION,
+      help: HELP_OPTION,
+    },
+    notes:
+      'Exit status: 0 every pin verified and no error; 1 drift, a missing tool or an error; 2 nothing drifted, ' +
+      'but something could not be verified, no blueprint or connector file was found, or a usage error.',
+  },
+  pin: {
+    usage: 'pin [paths…] [--tool NAME] [--yes] [--remove-missing] [--workspace DIR] [--timeout MS]',
+    summary: 'show the re-pin of every drifted pin (with what changed) and every missing pin; write them with --yes',
+    options: {
+      tool: { type: 'string', value: 'NAME', help: 'only this tool' },
+      yes: { type: 'boolean', short: 'y', help: 'write without asking' },
+      'remove-missing': {
+        type: 'boolean',
+        help: "also remove the snapshot entries of connector tools the server no longer serves (a blueprint step's tool must be replaced by hand)",
+      },
+      workspace: WORKSPACE_OPTION,
+      timeout: TIMEOUT_OPTION,
+      help: HELP_OPTION,
+    },
+    notes:
+      'Exit status: 0 nothing drifted or missing, or every change shown was written; 1 re-pins or missing pins shown ' +
+      'but not written (a dry run), or missing pins left that only a manual edit can fix; 2 nothing drifted or ' +
+      'missing, but something could not be verified, no blueprint or connector file was found, or a usage error.',
+  },
+  history: {
+    usage: 'history [logs…] [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json] [--workspace DIR] [--offline]',
+    summary:
+      'which executions called which MCP tool at which schema hash (from *.events.jsonl logs; files, folders or globs; default: the workspace), and whether each hash is pinned, live or stale',
+    options: {
+      tool: { type: 'string', value: 'NAME', help: 'only this tool' },
+      hash: { type: 'string', value: 'H', help: 'only this schema hash (fnv1a64:<hex> or the 16 hex digits)' },
+      stale: { type: 'boolean', help: 'only executions at hashes the live server no longer serves' },
+      limit: { type: 'string', value: 'N|all', help: 'executions listed per hash (default 20; all with --stale or --hash)' },
+      format: { type: 'string', value: 'FORMAT', help: 'text (default) or json' },
+      workspace: WORKSPACE_OPTION,
+      offline: { type: 'boolean', help: 'do not contact servers; live status is unknown' },
+      timeout: TIMEOUT_OPTION,
+      concurrency: CONCURRENCY_OPTION,
+      help: HELP_OPTION,
+    },
+    notes:
+      'Exit status: 0 nothing ran at a schema that is not live; 1 some executions did; 2 none did, but something ' +
+      'could not be checked (offline, a server not listed, a log unreadable), --tool or --hash matched no execution, ' +
+      'or a usage error.',
+  },
+  lsp: {
+    usage: 'lsp --stdio',
+    summary: 'run the language server over standard input/output',
+    options: {
+      stdio: { type: 'boolean', help: 'talk LSP over standard input and output (the only transport)' },
+      help: HELP_OPTION,
+    },
+    notes: '',
+  },
+};
+
+function wrap(text: string, indent: number, width = 100): string {
+  const words = text.split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    if (line && indent + line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
+
 const USAGE = `Usage: toolpin <command> [options]
 
 Commands:
-  hash <file|->          print the schema pin and tool pin of each MCP tool in a file (or stdin)
-                         holding one tool, an array of tools, or a tools/list result
-  check [paths…]         check blueprint and connector files (default: the current folder) and
-                         verify every pin against the live MCP servers
-  pin [paths…]           show the re-pin of every drifted pin (with what changed); write
-                         them and their pin-store entries with --yes
-  history [logs…]        which executions called which MCP tool at which schema hash (from
-                         *.events.jsonl logs; files, folders or globs; default: the workspace),
-                         and whether each hash is pinned, live or stale
-  lsp --stdio            run the language server over standard input/output
+${Object.entries(COMMANDS)
+  .map(([name, spec]) => `  ${name.padEnd(10)} ${wrap(spec.summary, 13)}`)
+  .join('\n')}
 
-Options:
-  --format FORMAT        text (default) or json for hash and history; text, json or sarif for check
-  --workspace DIR        check, pin, history: the folder stdio servers start in and .vscode/mcp.json and
-                         .mcp.json are read from (default: the current folder)
-  --offline              check, history: do not contact servers; pins are reported as cannot verify
-  --timeout MS           check: timeout of one request to a server (default 10000)
-  --concurrency N        check: servers listed at the same time (default 4)
-  -y, --yes              pin: write without asking
-  --tool NAME            pin, history: only this tool
-  --hash H               history: only this schema hash (fnv1a64:<hex> or the 16 hex digits)
-  --stale                history: only executions at hashes the live server no longer serves
-  --limit N|all          history: executions listed per hash (default 20; all with --stale/--hash)
-  -h, --help             show this help
-
-Exit status of check: 0 every pin verified and no error; 1 drift, a missing tool or an error;
-2 nothing drifted, but something could not be verified.
-Exit status of history: 0 nothing ran at a schema that is not live; 1 some executions did;
-2 none did, but something could not be checked (offline, a server not listed, a log unreadable).
-  -v, --version          print the version
+Each command has its own options: toolpin <command> --help (or toolpin help <command>).
+  -h, --help     show this help
+  -v, --version  print the version
 `;
 
-function parseFormat<F extends string>(value: string | undefined, allowed: readonly F[], io: CliIo): F | 'text' | undefined {
+function commandHelp(name: string): string {
+  const spec = COMMANDS[name]!;
+  const options = Object.entries(spec.options).map(([option, value]) => {
+    const flag = `${value.short ? `-${value.short}, ` : '    '}--${option}${value.value ? ` ${value.value}` : ''}`;
+    return `  ${flag.padEnd(26)} ${wrap(value.help, 29)}`;
+  });
+  return `Usage: toolpin ${spec.usage}\n\n${wrap(spec.summary, 0)}\n\nOptions:\n${options.join('\n')}\n${spec.notes ? `\n${wrap(spec.notes, 0)}\n` : ''}`;
+}
+
+function parseFormat<F extends string>(command: string, value: string | undefined, allowed: readonly F[], io: CliIo): F | 'text' | undefined {
   if (value === undefined) return 'text';
   if ((allowed as readonly string[]).includes(value)) return value as F;
-  io.stderr(`toolpin: unknown format "${value}"; use ${allowed.join(', ')}\n`);
+  io.stderr(`toolpin ${command}: unknown format "${value}"; use ${allowed.join(', ')}\n`);
   return undefined;
 }
 
-function parsePositiveInteger(value: string | undefined, name: string, io: CliIo): number | undefined | false {
+function parsePositiveInteger(command: string, value: string | undefined, name: string, io: CliIo): number | undefined | false {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed <= 0) {
-    io.stderr(`toolpin: --${name} takes a positive whole number, got "${value}"\n`);
+    io.stderr(`toolpin ${command}: --${name} takes a positive whole number, got "${value}"\n`);
     return false;
   }
   return parsed;
@@ -78,101 +178,134 @@ async function askAtTerminal(question: string): Promise<boolean> {
   }
 }
 
+/** The message of a parseArgs error, in the command's words (it names the offending option). */
+function usageMessage(command: string, error: Error & { code?: string }): string {
+  const code = error.code;
+  const option = /'(-[^']*)'/.exec(error.message)?.[1]?.replace(/^(--?[^\s=]+).*$/, '$1');
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    const owners = Object.entries(COMMANDS)
+      .filter(([, spec]) => Object.keys(spec.options).some((name) => `--${name}` === option || `-${spec.options[name]!.short}` === option))
+      .map(([name]) => name);
+    return `toolpin ${command}: unknown option ${option}${owners.length > 0 ? ` (an option of ${owners.map((name) => `toolpin ${name}`).join(', ')}, not of toolpin ${command})` : ''}`;
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `toolpin ${command}: takes no arguments: ${error.message.replace(/^Unexpected argument /, '')}`;
+  return `toolpin ${command}: ${error.message}`;
+}
+
+const TIMEOUTS = (timeout: number | undefined) => (timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {});
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        stdio: { type: 'boolean' },
-        workspace: { type: 'string' },
-        offline: { type: 'boolean' },
-        timeout: { type: 'string' },
-        concurrency: { type: 'string' },
-        yes: { type: 'boolean', short: 'y' },
-        tool: { type: 'string' },
-        hash: { type: 'string' },
-        stale: { type: 'boolean' },
-        limit: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    io.stderr(`toolpin: ${(error as Error).message}\n\n${USAGE}`);
+  const [first, ...afterCommand] = argv;
+  if (first === undefined) {
+    io.stderr(USAGE);
     return 2;
   }
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  if (values.version) {
+  if (first === '-v' || first === '--version') {
     io.stdout(`${TOOLPIN_VERSION}\n`);
     return 0;
   }
-  if (values.help || command === undefined || command === 'help') {
-    (command === undefined && !values.help ? io.stderr : io.stdout)(USAGE);
-    return command === undefined && !values.help ? 2 : 0;
+  if (first === '-h' || first === '--help') {
+    io.stdout(USAGE);
+    return 0;
   }
+  if (first === 'help') {
+    const topic = afterCommand[0];
+    if (topic !== undefined && !(topic in COMMANDS)) {
+      io.stderr(`toolpin help: unknown command "${topic}"\n\n${USAGE}`);
+      return 2;
+    }
+    io.stdout(topic !== undefined ? commandHelp(topic) : USAGE);
+    return 0;
+  }
+  if (first.startsWith('-')) {
+    io.stderr(`toolpin: the command comes first (toolpin <command> ${first} …)\n\n${USAGE}`);
+    return 2;
+  }
+  const command = first;
+  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!spec) {
+    io.stderr(`toolpin: unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+
+  let values: Record<string, string | boolean | undefined>;
+  let rest: string[];
+  try {
+    const options = Object.fromEntries(Object.entries(spec.options).map(([name, { type, short }]) => [name, short ? { type, short } : { type }]));
+    const parsed = parseArgs({ args: afterCommand, allowPositionals: command !== 'lsp', strict: true, options });
+    values = parsed.values as Record<string, string | boolean | undefined>;
+    rest = parsed.positionals;
+  } catch (error) {
+    io.stderr(`${usageMessage(command, error as Error & { code?: string })}\n\n${commandHelp(command)}`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(commandHelp(command));
+    return 0;
+  }
+  const text = (name: string): string | undefined => values[name] as string | undefined;
+  const flag = (name: string): boolean => values[name] === true;
+  if (text('workspace') !== undefined && !(await checkWorkspaceFolder(io, command, text('workspace')!))) return 2;
+
   switch (command) {
     case 'hash': {
-      const format = parseFormat(values.format, ['text', 'json'] as const, io);
+      const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
       if (!format) return 2;
       if (rest.length !== 1) {
-        io.stderr('toolpin hash: give exactly one file, or - for standard input\n');
+        io.stderr(`toolpin hash: give exactly one file, or - for standard input\n\n${commandHelp(command)}`);
         return 2;
       }
       return hashCommand(io, { source: rest[0]!, format });
     }
     case 'check': {
-      const format = parseFormat(values.format, ['text', 'json', 'sarif'] as const, io);
-      const timeout = parsePositiveInteger(values.timeout, 'timeout', io);
-      const concurrency = parsePositiveInteger(values.concurrency, 'concurrency', io);
+      const format = parseFormat(command, text('format'), ['text', 'json', 'sarif'] as const, io);
+      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+      const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
       if (!format || timeout === false || concurrency === false) return 2;
       return checkCommand(io, {
         paths: rest,
         format,
-        ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
-        offline: values.offline === true,
-        ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
+        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
+        offline: flag('offline'),
+        ...TIMEOUTS(timeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
       });
     }
     case 'pin': {
-      const timeout = parsePositiveInteger(values.timeout, 'timeout', io);
+      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
       if (timeout === false) return 2;
       return pinCommand(io, {
         paths: rest,
-        yes: values.yes === true,
-        ...(values.tool !== undefined ? { tool: values.tool } : {}),
-        ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
-        ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
+        yes: flag('yes'),
+        removeMissing: flag('remove-missing'),
+        ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
+        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
+        ...TIMEOUTS(timeout),
         ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
       });
     }
     case 'history': {
-      const format = parseFormat(values.format, ['text', 'json'] as const, io);
-      const timeout = parsePositiveInteger(values.timeout, 'timeout', io);
-      const concurrency = parsePositiveInteger(values.concurrency, 'concurrency', io);
-      const limit = values.limit === 'all' ? null : parsePositiveInteger(values.limit, 'limit', io);
+      const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
+      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+      const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
+      const limit = text('limit') === 'all' ? null : parsePositiveInteger(command, text('limit'), 'limit', io);
       if (!format || timeout === false || concurrency === false || limit === false) return 2;
       return historyCommand(io, {
         logs: rest,
         format,
-        ...(values.tool !== undefined ? { tool: values.tool } : {}),
-        ...(values.hash !== undefined ? { hash: values.hash } : {}),
-        stale: values.stale === true,
+        ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
+        ...(text('hash') !== undefined ? { hash: text('hash')! } : {}),
+        stale: flag('stale'),
         ...(limit !== undefined ? { limit } : {}),
-        ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
-        offline: values.offline === true,
-        ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {}),
+        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
+        offline: flag('offline'),
+        ...TIMEOUTS(timeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
       });
     }
     case 'lsp':
-      if (!values.stdio) {
-        io.stderr('toolpin lsp: only --stdio is supported\n');
+      if (!flag('stdio')) {
+        io.stderr(`toolpin lsp: only --stdio is supported\n\n${commandHelp(command)}`);
         return 2;
       }
       startServer(createConnection(ProposedFeatures.all, process.stdin, process.stdout));
@@ -180,8 +313,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         // The server runs until the client sends exit; vscode-languageserver ends the process.
       });
     default:
-      io.stderr(`toolpin: unknown command "${command}"\n\n${USAGE}`);
-      return 2;
+      return 2; // unreachable: every name in COMMANDS has a case above
   }
 }
 

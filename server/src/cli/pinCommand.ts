@@ -1,19 +1,33 @@
 /**
  * `toolpin pin [paths…]`: the re-pin edits of the editor, from the command line. It verifies like
- * `check`, then shows each drifted pin with its line change and — when the pin store has the pinned
- * content — what changed and the content diff. It writes only with `--yes` (or after a "y" at a
- * terminal): the new pin in place (comments and formatting kept; a bare pin stays bare) and the new
- * pin's store entry. `--tool NAME` limits it to one tool.
+ * `check`, then shows:
  *
- * Exit status: 0 nothing drifted, or every shown re-pin was written; 1 drift shown but not written
- * (a dry run); 2 nothing drifted, but something could not be verified.
+ * - each drifted pin with its line change and what changed. When the pin store has the pinned
+ *   content, the diff of the description (tool pins) and of the input schema; when it does not,
+ *   the live description and schema in full (control characters shown escaped), with a note that
+ *   the pinned content is unknown. So a description rewritten to carry instructions is always
+ *   printed before it can be re-pinned.
+ * - each missing pin (TP401: the server no longer serves the tool). A connector's snapshot entry
+ *   can be removed with `--remove-missing`; a blueprint step's tool needs a manual edit (another
+ *   tool, or no step), which this command never guesses.
+ *
+ * It writes only with `--yes` (or after a "y" at a terminal): the new pins in place (comments and
+ * formatting kept; a bare pin stays bare), their store entries, and with `--remove-missing` the
+ * removal of the missing connector entries (the rest of the file byte for byte). `--tool NAME`
+ * limits it to one tool.
+ *
+ * Exit status: 0 nothing drifted or missing, or every change shown was written; 1 changes shown but
+ * not written (a dry run), or missing pins left that only a manual edit fixes; 2 nothing drifted or
+ * missing, but something could not be verified (or no document was found).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { lineDiff } from '../core/changes';
-import { applyTextEdits, replacePinEdit, storeEntry } from '../core/fixes';
+import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/changes';
+import type { ConnectorModel } from '../core/connector';
+import { analyzeDocument } from '../core/documents';
+import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntry } from '../core/fixes';
 import { LineIndex } from '../core/lineIndex';
-import { isParsedPin, parsePin } from '../core/pins';
+import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
 import type { Problem } from '../core/problems';
 import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
 import type { CliIo } from './io';
@@ -21,6 +35,8 @@ import type { CliIo } from './io';
 export interface PinArgs extends Omit<CheckArgs, 'format'> {
   yes: boolean;
   tool?: string;
+  /** Also remove the snapshot entries of connector tools that are no longer served. */
+  removeMissing?: boolean;
   /** Asks a yes/no question at a terminal; undefined when standard input is not a terminal. */
   confirm?: (question: string) => Promise<boolean>;
 }
@@ -28,6 +44,7 @@ export interface PinArgs extends Omit<CheckArgs, 'format'> {
 interface Repin {
   document: CliDocument;
   problem: Problem;
+  kind: 'schema' | 'tool';
   tool: string;
   server: string;
   pinned: string;
@@ -35,70 +52,195 @@ interface Repin {
   liveContent: string;
 }
 
+interface Missing {
+  document: CliDocument;
+  problem: Problem;
+  kind: 'schema' | 'tool';
+  tool: string;
+  server: string | undefined;
+}
+
+/**
+ * Shows control characters, bidirectional overrides and zero-width characters as `\u{…}` escapes
+ * so that a server's text cannot move the cursor, recolour the terminal or hide words. Line feeds
+ * and tabs stay: they are how a description is laid out.
+ */
+export function neutralize(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g, (char) => `\\u{${char.codePointAt(0)!.toString(16).padStart(4, '0')}}`);
+}
+
+function indent(text: string, prefix: string): string {
+  return text.replace(/\n$/, '').replace(/^/gm, prefix);
+}
+
+function parseAnyPin(pin: string): ParsedPin | undefined {
+  const parsed = parsePin(pin, pin.startsWith('fnv1a64:') ? 'fnv1a64' : 'sha256');
+  return isParsedPin(parsed) ? parsed : undefined;
+}
+
+/** The live tool's description and schema from a TP400's live content (canonical JSON). */
+function liveParts(repin: Repin): { description: string | undefined; inputSchema: unknown } {
+  try {
+    const value = JSON.parse(repin.liveContent) as Record<string, unknown>;
+    if (repin.kind === 'schema') return { description: undefined, inputSchema: value };
+    return { description: typeof value.description === 'string' ? value.description : undefined, inputSchema: value.inputSchema };
+  } catch {
+    return { description: undefined, inputSchema: undefined };
+  }
+}
+
+/** What the dry run shows of a drifted pin's content: the diffs, or the live content in full. */
+function contentLines(repin: Repin, stored: string | undefined): string {
+  const pinned = parseAnyPin(repin.pinned);
+  const live = liveParts(repin);
+  const entry = pinned && stored !== undefined ? readStoreEntry(pinned, stored) : undefined;
+  const out: string[] = [];
+  if (entry?.ok) {
+    const pinnedDescription = entry.pin === 'tool' ? entry.tool.description : undefined;
+    const pinnedSchema = entry.pin === 'tool' ? entry.tool.inputSchema : entry.inputSchema;
+    if (entry.pin === 'tool' && (pinnedDescription ?? '') !== (live.description ?? '')) {
+      const diff = lineDiff(neutralize(pinnedDescription ?? ''), neutralize(live.description ?? ''), { beforeLabel: 'pinned description', afterLabel: 'live description' });
+      out.push(indent(diff.unified, '    '));
+    }
+    const schemaDiff = lineDiff(prettyOrEmpty(pinnedSchema), prettyOrEmpty(live.inputSchema), { beforeLabel: 'pinned inputSchema', afterLabel: 'live inputSchema' });
+    if (schemaDiff.unified) out.push(indent(neutralize(schemaDiff.unified), '    '));
+    return out.length > 0 ? `${out.join('\n')}\n` : '';
+  }
+  const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : ''} in .toolpin/store`.replace('  ', ' ');
+  out.push(`  what changed is unknown: the pinned content is unknown (${why}); review the live content in full:`);
+  if (repin.kind === 'tool') {
+    out.push(live.description === undefined ? '    live description: (none)' : `    live description:\n${indent(neutralize(live.description), '      | ')}`);
+  }
+  out.push(live.inputSchema === undefined ? '    live inputSchema: (none)' : `    live inputSchema:\n${indent(neutralize(prettyOrEmpty(live.inputSchema)), '      | ')}`);
+  return `${out.join('\n')}\n`;
+}
+
+function prettyOrEmpty(value: unknown): string {
+  if (value === undefined) return '';
+  try {
+    return prettyCanonicalJson(value);
+  } catch {
+    return JSON.stringify(value) ?? '';
+  }
+}
+
+function where(document: CliDocument, problem: Problem): string {
+  const start = new LineIndex(document.text).positionAt(problem.span.offset);
+  return `${document.display}:${start.line + 1}:${start.character + 1}`;
+}
+
 export async function pinCommand(io: CliIo, args: PinArgs): Promise<number> {
   const verified = await verifyPaths(io, { ...args, format: 'text' }, 'pin');
+  if (verified.documents.length === 0 && verified.couldNotRead) return 2;
   const repins: Repin[] = [];
+  const missing: Missing[] = [];
   let unverified = 0;
   for (const document of verified.documents) {
     const result = verified.results.get(document.path)!;
-    unverified += result.verdicts.filter((verdict) => verdict.state === 'cannot-verify' || verdict.state === 'ambiguous').length;
+    unverified += result.verdicts.filter((verdict) => (verdict.state === 'cannot-verify' || verdict.state === 'ambiguous') && (args.tool === undefined || verdict.tool === args.tool)).length;
     for (const found of result.problems) {
-      if (found.code !== 'TP400' || !found.data) continue;
-      const data = found.data as { tool: string; server: string; pinned: string; live: string; liveContent: string };
+      if ((found.code !== 'TP400' && found.code !== 'TP401') || !found.data) continue;
+      const data = found.data as { kind: 'schema' | 'tool'; tool: string; server?: string; pinned: string; live: string; liveContent: string };
       if (args.tool !== undefined && data.tool !== args.tool) continue;
-      repins.push({ document, problem: found, ...data });
+      if (found.code === 'TP400') repins.push({ document, problem: found, ...data, server: data.server ?? '' });
+      else missing.push({ document, problem: found, kind: data.kind, tool: data.tool, server: data.server });
     }
   }
-  if (repins.length === 0) {
-    io.stdout(`Nothing to re-pin${args.tool ? ` for tool "${args.tool}"` : ''}: no drifted pin.${unverified > 0 ? ` ${unverified} pin(s) could not be verified; run toolpin check for details.` : ''}\n`);
+  if (verified.couldNotRead) unverified++;
+  const forTool = args.tool ? ` for tool "${args.tool}"` : '';
+  if (repins.length === 0 && missing.length === 0) {
+    io.stdout(`Nothing to re-pin${forTool}: no drifted or missing pin.${unverified > 0 ? ` ${unverified} pin(s) or file(s) could not be verified; run toolpin check for details.` : ''}\n`);
     return unverified > 0 ? 2 : 0;
   }
 
   for (const repin of repins) {
-    const lines = new LineIndex(repin.document.text);
-    const start = lines.positionAt(repin.problem.span.offset);
+    const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
     const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
     const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live)]).split(/\r?\n/)[start.line] ?? '';
-    io.stdout(`${repin.document.display}:${start.line + 1}:${start.character + 1}  ${repin.tool} on ${repin.server}\n`);
+    io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
     io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
-    const message = repin.problem.message;
-    const change = /\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(message)?.[1];
-    if (change) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
-    const algorithm = repin.pinned.startsWith('fnv1a64:') ? 'fnv1a64' : 'sha256';
-    const pinned = parsePin(repin.pinned, algorithm);
-    if (isParsedPin(pinned)) {
-      const stored = await readOptional(io, path.join(verified.workspaceFolder, '.toolpin', 'store', `${pinned.algorithm}-${pinned.hex}.json`));
-      if (stored !== undefined) {
-        const diff = lineDiff(stored, repin.liveContent);
-        if (diff.unified) io.stdout(diff.unified.replace(/^/gm, '    '));
-      }
-    }
+    const change = /\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(repin.problem.message)?.[1];
+    // "what changed is unknown" is said below, with the store entry that is missing.
+    if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
+    const pinned = parseAnyPin(repin.pinned);
+    const stored = pinned ? await readOptional(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+    io.stdout(contentLines(repin, stored));
     io.stdout('\n');
   }
 
-  let write = args.yes;
-  if (!write && args.confirm) write = await args.confirm(`Write ${repins.length} re-pin(s) and their store entries? [y/N] `);
-  if (!write) {
-    io.stdout(`${repins.length} drifted pin(s) shown; nothing written. Re-run with --yes to write them.\n`);
+  const removable = missing.filter((entry) => entry.kind === 'tool');
+  const manual = missing.filter((entry) => entry.kind === 'schema');
+  for (const entry of missing) {
+    io.stdout(`${where(entry.document, entry.problem)}  MISSING  ${entry.tool}${entry.server ? ` on ${entry.server}` : ''}: ${entry.problem.message}\n`);
+    io.stdout(
+      entry.kind === 'tool'
+        ? `  ${args.removeMissing ? 'the snapshot entry will be removed' : 'toolpin pin --remove-missing --yes removes this snapshot entry'}\n\n`
+        : "  a blueprint step's tool cannot be re-pinned or removed automatically: edit the step (another tool, or no step)\n\n",
+    );
+  }
+
+  const removals = args.removeMissing ? removable : [];
+  const changes = repins.length + removals.length;
+  if (changes === 0) {
+    io.stdout(
+      `${missing.length} missing pin(s) shown${removable.length > 0 ? `; re-run with --remove-missing --yes to remove the ${removable.length} connector snapshot entr${removable.length === 1 ? 'y' : 'ies'}` : ''}${manual.length > 0 ? `; ${manual.length} blueprint step(s) need a manual edit` : ''}. Nothing written.\n`,
+    );
     return 1;
   }
 
-  const byDocument = new Map<CliDocument, Repin[]>();
-  for (const repin of repins) byDocument.set(repin.document, [...(byDocument.get(repin.document) ?? []), repin]);
+  let write = args.yes;
+  const what = [repins.length > 0 ? `${repins.length} re-pin(s) and their store entries` : '', removals.length > 0 ? `${removals.length} removal(s) of missing snapshot entries` : ''].filter(Boolean).join(' and ');
+  if (!write && args.confirm) write = await args.confirm(`Write ${what}? [y/N] `);
+  if (!write) {
+    const parts = [repins.length > 0 ? `${repins.length} drifted pin(s)` : '', missing.length > 0 ? `${missing.length} missing pin(s)` : ''].filter(Boolean).join(' and ');
+    const hint = missing.length > removals.length && removable.length > removals.length ? ' (add --remove-missing to remove the missing connector entries)' : '';
+    io.stdout(`${parts} shown; nothing written. Re-run with --yes to write ${what}${hint}.\n`);
+    return 1;
+  }
+
+  const byDocument = new Map<CliDocument, { repins: Repin[]; removals: Missing[] }>();
+  const of = (document: CliDocument) => {
+    let entry = byDocument.get(document);
+    if (!entry) byDocument.set(document, (entry = { repins: [], removals: [] }));
+    return entry;
+  };
+  for (const repin of repins) of(repin.document).repins.push(repin);
+  for (const removal of removals) of(removal.document).removals.push(removal);
+  let removed = 0;
   for (const [document, list] of byDocument) {
-    const text = applyTextEdits(document.text, list.map((repin) => replacePinEdit(repin.problem.span, repin.live)));
-    await writeFile(document.path, text, 'utf8');
+    let text = applyTextEdits(document.text, list.repins.map((repin) => replacePinEdit(repin.problem.span, repin.live)));
+    // Removals one at a time, each on a fresh analysis: two removals in one snapshot would
+    // otherwise both claim the comma between them.
+    for (const removal of list.removals) {
+      const instanceIndex = (document.model as ConnectorModel).instances.findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
+      const current = analyzeDocument('connector', text).model as ConnectorModel;
+      const instance = current.instances[instanceIndex];
+      const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
+      if (edits.length === 0) {
+        io.stderr(`toolpin pin: could not remove the snapshot entry of "${removal.tool}" in ${document.display}; remove it by hand\n`);
+        continue;
+      }
+      text = applyTextEdits(text, edits);
+      removed++;
+    }
+    if (text !== document.text) await writeFile(document.path, text, 'utf8');
   }
-  const storeFolder = path.join(verified.workspaceFolder, '.toolpin', 'store');
-  await mkdir(storeFolder, { recursive: true });
-  for (const repin of repins) {
-    const parsed = parsePin(repin.live, repin.live.startsWith('fnv1a64:') ? 'fnv1a64' : 'sha256');
-    if (!isParsedPin(parsed)) continue;
-    const entry = storeEntry(parsed.algorithm, parsed.hex, repin.liveContent);
-    await writeFile(path.join(verified.workspaceFolder, entry.relativePath), entry.content, 'utf8');
+  if (repins.length > 0) {
+    const storeFolder = path.join(verified.workspaceFolder, '.toolpin', 'store');
+    await mkdir(storeFolder, { recursive: true });
+    for (const repin of repins) {
+      const parsed = parseAnyPin(repin.live);
+      if (!parsed) continue;
+      const entry = storeEntry(parsed.algorithm, parsed.hex, repin.liveContent);
+      await writeFile(path.join(verified.workspaceFolder, entry.relativePath), entry.content, 'utf8');
+    }
   }
-  io.stdout(`Wrote ${repins.length} re-pin(s) in ${byDocument.size} file(s) and their entries in .toolpin/store.\n`);
-  return 0;
+  const done = [repins.length > 0 ? `${repins.length} re-pin(s)` : '', removed > 0 ? `${removed} removal(s) of missing snapshot entries` : ''].filter(Boolean).join(' and ');
+  io.stdout(`Wrote ${done} in ${byDocument.size} file(s)${repins.length > 0 ? ' and their entries in .toolpin/store' : ''}.\n`);
+  const left = manual.length + (removable.length - removed);
+  if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
+  return left > 0 ? 1 : 0;
 }
 
 async function readOptional(io: CliIo, file: string): Promise<string | undefined> {

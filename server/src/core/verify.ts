@@ -54,7 +54,14 @@ export interface PinVerdict {
   readonly live: string | undefined;
   readonly state: PinState;
   readonly reason: string | undefined;
+  /** The pin's own span (the pin string). */
   readonly span: Span;
+  /**
+   * The span of the diagnostic reported for this pin (TP400–TP403), when one was: the pin for a
+   * drift, the tool name for a tool that is not served. Reports that name one position per pin
+   * use it so that they point where the editor underlines.
+   */
+  readonly problemSpan?: Span;
 }
 
 export interface VerificationContext {
@@ -186,6 +193,14 @@ function livePinInStyle(pinned: ParsedPin, live: string): string {
   return formatPin(pinned.algorithm, live.slice(live.indexOf(':') + 1), pinned.style);
 }
 
+const PIN_PROBLEM_CODES: ReadonlySet<string> = new Set(['TP400', 'TP401', 'TP402', 'TP403']);
+
+/** The span of the pin diagnostic reported since `before` (the last one), if any. */
+function reportedPinSpan(problems: readonly Problem[], before: number): Span | undefined {
+  const last = problems.length > before ? problems[problems.length - 1]! : undefined;
+  return last && PIN_PROBLEM_CODES.has(last.code) ? last.span : undefined;
+}
+
 function stepLabel(step: StepModel): string {
   return step.id ? `step "${step.id.value}"` : `step #${step.index + 1}`;
 }
@@ -200,8 +215,10 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     const tool = mcp.toolName.value;
     const pinSpan = mcp.expectedSchemaHash.span;
     const pinned = mcp.expectedSchemaHash.value;
+    const problemsBefore = problems.length;
     const verdict = (state: PinState, server: string | undefined, live: string | undefined, reason: string | undefined): void => {
-      verdicts.push({ kind: 'schema', tool, server, pinned, live, state, reason, span: pinSpan });
+      const reported = reportedPinSpan(problems, problemsBefore);
+      verdicts.push({ kind: 'schema', tool, server, pinned, live, state, reason, span: pinSpan, ...(reported ? { problemSpan: reported } : {}) });
     };
 
     let candidates: ServerDefinition[];
@@ -319,8 +336,10 @@ function verifyInstance(
   for (const entry of instance.snapshot) {
     if (!entry.parsed) continue;
     const tool = entry.tool.value;
+    const problemsBefore = problems.length;
     const verdict = (state: PinState, live: string | undefined, reason: string | undefined): void => {
-      verdicts.push({ kind: 'tool', tool, server, pinned: entry.pin.value, live, state, reason, span: entry.pin.span });
+      const reported = reportedPinSpan(problems, problemsBefore);
+      verdicts.push({ kind: 'tool', tool, server, pinned: entry.pin.value, live, state, reason, span: entry.pin.span, ...(reported ? { problemSpan: reported } : {}) });
     };
     const result = lookUp(listing, tool);
     if ('pending' in result) {

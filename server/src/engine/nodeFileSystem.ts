@@ -1,13 +1,12 @@
 /**
  * Node's file system for the live workspace: reads files and finds Toolpin documents under a
- * folder, skipping folders that never hold a workspace's own documents.
+ * folder with the one file finder (server/src/io/fileFinder.ts): its skipped folders, and the
+ * workspace's `.gitignore` files honoured, as `toolpin check` does.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import * as path from 'node:path';
 import { documentKindOf } from '../core/documents';
+import { findFiles } from '../io/fileFinder';
 import type { WorkspaceFileSystem } from './liveWorkspace';
-
-const SKIPPED = new Set(['node_modules', '.git', '.toolpin', '.cache', 'dist', 'out']);
 
 export const nodeFileSystem: WorkspaceFileSystem = {
   readFile: async (file) => {
@@ -24,27 +23,5 @@ export const nodeFileSystem: WorkspaceFileSystem = {
       return undefined;
     }
   },
-  findDocuments: async (folder, limit) => {
-    const found: string[] = [];
-    const queue = [folder];
-    while (queue.length > 0 && found.length < limit) {
-      const current = queue.shift()!;
-      let entries;
-      try {
-        entries = await readdir(current, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      entries.sort((a, b) => a.name.localeCompare(b.name));
-      for (const entry of entries) {
-        const full = path.join(current, entry.name);
-        if (entry.isDirectory()) {
-          if (!SKIPPED.has(entry.name)) queue.push(full);
-        } else if (entry.isFile() && documentKindOf(entry.name) && found.length < limit) {
-          found.push(full);
-        }
-      }
-    }
-    return found;
-  },
+  findDocuments: (folder, limit) => findFiles(folder, { match: (_relative, name) => documentKindOf(name) !== undefined, gitignore: true, limit }),
 };

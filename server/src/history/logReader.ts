@@ -10,17 +10,16 @@
  *   truncate + regrow) drop the log's contribution to the model and read it again from byte 0.
  * - {@link LogReader.streamExecutions} re-reads the log to yield every execution of one
  *   (server, tool, schemaHash), for when more are wanted than the K the model keeps in memory.
- * - {@link findLogFiles} discovers logs by glob (default `**\/*.events.jsonl`), never descending
- *   into `node_modules` or `.git`; {@link globToRegExp} is the small glob dialect it uses.
+ * - {@link findLogFiles} discovers logs by glob (default `**\/*.events.jsonl`) with the one file
+ *   finder of server/src/io/fileFinder.ts (its skipped folders, minimatch globs with braces).
  * - {@link LogSet} ties discovery, readers and one model together.
  */
 import { createHash } from 'node:crypto';
-import { type FileHandle, open, readdir, stat } from 'node:fs/promises';
-import * as path from 'node:path';
+import { type FileHandle, open } from 'node:fs/promises';
 import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type LinePosition, parseEventLine } from '../core/history';
+import { findFiles, globMatcher } from '../io/fileFinder';
 
 export const DEFAULT_LOG_GLOB = '**/*.events.jsonl';
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
 /** Decoded strings are kept below V8's large-object size (see {@link splitLines}). */
 const SEGMENT_BYTES = 64 * 1024;
 const EMPTY = Buffer.alloc(0);
@@ -362,93 +361,17 @@ function hashOf(bytes: Buffer): string {
 // ---------------------------------------------------------------------------------------------
 // Discovery
 
-/**
- * A glob as a RegExp over `/`-separated relative paths: `**` matches any number of whole path
- * segments (`**\/` also none), `*` anything within a segment, `?` one character within a
- * segment; everything else is literal. As in a shell, `*.events.jsonl` matches at the top only.
- */
-export function globToRegExp(pattern: string): RegExp {
-  const glob = pattern.replace(/\\/g, '/').replace(/^\.\//, '');
-  let source = '';
-  for (let index = 0; index < glob.length; index++) {
-    const char = glob[index]!;
-    if (char === '*') {
-      if (glob[index + 1] === '*') {
-        const atSegmentStart = index === 0 || glob[index - 1] === '/';
-        const slashAfter = glob[index + 2] === '/';
-        if (atSegmentStart && slashAfter) {
-          source += '(?:[^/]*/)*'; // zero or more whole segments
-          index += 2;
-          continue;
-        }
-        if (atSegmentStart && index + 2 === glob.length) {
-          source += '.*';
-          index += 1;
-          continue;
-        }
-        source += '[^/]*';
-        index += 1;
-        continue;
-      }
-      source += '[^/]*';
-    } else if (char === '?') {
-      source += '[^/]';
-    } else {
-      source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    }
-  }
-  return new RegExp(`^${source}$`);
-}
-
-/** True when a string uses glob syntax. */
-export function isGlob(text: string): boolean {
-  return /[*?]/.test(text);
-}
+export { globToRegExp, isGlob, splitGlob } from '../io/fileFinder';
 
 /**
- * Files under `root` whose path relative to it (with `/`) matches any of the globs, sorted.
- * Never descends into `node_modules` or `.git`, nor follows symbolic links to folders.
+ * Files under `root` whose path relative to it (with `/`) matches any of the globs (minimatch's
+ * dialect: braces, `**`, classes), sorted. The walk is the one file finder's
+ * (server/src/io/fileFinder.ts): it never enters its skipped folders (`node_modules`, `.git`,
+ * `.cache`, `dist`, …) nor follows symbolic links to folders. `.gitignore` is not honoured here:
+ * dispatch logs are runtime output, which projects usually keep out of version control.
  */
 export async function findLogFiles(root: string, globs: readonly string[] = [DEFAULT_LOG_GLOB]): Promise<string[]> {
-  const patterns = globs.map(globToRegExp);
-  const found: string[] = [];
-  const walk = async (folder: string, relative: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(folder, { withFileTypes: true });
-    } catch {
-      return; // unreadable folders are skipped, as a shell glob would
-    }
-    for (const entry of entries) {
-      const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
-      const child = path.join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIPPED_FOLDERS.has(entry.name)) await walk(child, childRelative);
-      } else if (entry.isFile() || entry.isSymbolicLink()) {
-        if (!patterns.some((pattern) => pattern.test(childRelative))) continue;
-        if (entry.isSymbolicLink()) {
-          const target = await stat(child).catch(() => undefined);
-          if (!target?.isFile()) continue;
-        }
-        found.push(child);
-      }
-    }
-  };
-  await walk(root, '');
-  return found.sort();
-}
-
-/**
- * Splits a glob into the folder to walk (its leading segments without glob syntax) and the rest:
- * `logs/**\/*.events.jsonl` → `logs` + `**\/*.events.jsonl`.
- */
-export function splitGlob(pattern: string): { base: string; glob: string } {
-  const segments = pattern.replace(/\\/g, '/').split('/');
-  const firstGlob = segments.findIndex(isGlob);
-  if (firstGlob < 0) return { base: pattern, glob: '' };
-  if (firstGlob === 0) return { base: '.', glob: pattern };
-  // An absolute pattern starts with an empty segment: its base is at least the root.
-  return { base: segments.slice(0, firstGlob).join('/') || '/', glob: segments.slice(firstGlob).join('/') };
+  return findFiles(root, { match: globMatcher(globs), gitignore: false });
 }
 
 // ---------------------------------------------------------------------------------------------

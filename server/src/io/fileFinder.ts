@@ -1,0 +1,163 @@
+/**
+ * The one file finder of Toolpin: every search of a folder tree for blueprint and connector files
+ * (the editor's workspace scan, `toolpin check`, `pin` and `history`) and for dispatch-history logs
+ * (the Dispatch History view and `toolpin history`) walks the tree here, so all of them skip the
+ * same folders.
+ *
+ * - {@link SKIPPED_FOLDERS} are never entered below the folder searched: dependencies, version
+ *   control, build output, caches and test hosts never hold a workspace's own documents, and a
+ *   folder such as `.cache/host` holds copies of fixtures whose commands must not be run.
+ *   A folder given as the search root is searched even when its name is in the list.
+ * - `.gitignore` files are honoured when asked (`gitignore: true`), with git's rules as the
+ *   `ignore` package implements them: each file's patterns apply below its folder, a deeper file
+ *   can re-include (`!pattern`) what a shallower one excluded, and an excluded folder is not entered.
+ * - Globs are matched with `minimatch` (braces, `**`, character classes), against the path relative
+ *   to the folder searched, with `/` separators; dot files match like any other.
+ * - Symbolic links to files are followed; symbolic links to folders never are (no cycles, no
+ *   leaving the tree).
+ * - The walk is asynchronous: every directory read is awaited, so a large tree never blocks the
+ *   event loop of the language server.
+ */
+import type { Dirent } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { Minimatch } from 'minimatch';
+
+/** Folder names never entered below the folder searched. */
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
+  'node_modules',
+  'bower_components',
+  '.git',
+  '.hg',
+  '.svn',
+  '.toolpin',
+  '.cache',
+  'dist',
+  'out',
+  'build',
+  'coverage',
+  '.nyc_output',
+  '.vscode-test',
+  '.next',
+  '.turbo',
+]);
+
+export interface FindFilesOptions {
+  /** Keeps a file, by its path relative to the folder searched (`/`-separated) and its name. */
+  readonly match: (relative: string, name: string) => boolean;
+  /** Honour `.gitignore` files in the folder searched and below it (default false). */
+  readonly gitignore?: boolean;
+  /** Stop after this many files; the walk is breadth-first, so shallower files come first. */
+  readonly limit?: number;
+  /** Called for a folder that could not be read (the walk goes on without it). */
+  readonly onUnreadable?: (folder: string, reason: string) => void;
+}
+
+interface IgnoreScope {
+  /** The folder of the `.gitignore`, relative to the root (`''` for the root itself). */
+  readonly base: string;
+  readonly rules: Ignore;
+}
+
+function byName(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+async function gitignoreScope(folder: string, relative: string): Promise<IgnoreScope | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path.join(folder, '.gitignore'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  return { base: relative, rules: ignore().add(text) };
+}
+
+/** Applies the scopes from the root down, as git does: the deepest rule that speaks wins. */
+function isIgnored(scopes: readonly IgnoreScope[], relative: string, isFolder: boolean): boolean {
+  let ignored = false;
+  for (const scope of scopes) {
+    const inScope = scope.base === '' ? relative : relative.slice(scope.base.length + 1);
+    const result = scope.rules.test(isFolder ? `${inScope}/` : inScope);
+    if (result.ignored) ignored = true;
+    else if (result.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+/**
+ * The files under `root` that `options.match` keeps, sorted by path. A missing or unreadable root
+ * gives no files (and one `onUnreadable` call).
+ */
+export async function findFiles(root: string, options: FindFilesOptions): Promise<string[]> {
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const found: string[] = [];
+  const queue: Array<{ folder: string; relative: string; scopes: readonly IgnoreScope[] }> = [{ folder: root, relative: '', scopes: [] }];
+  while (queue.length > 0 && found.length < limit) {
+    const { folder, relative, scopes: parentScopes } = queue.shift()!;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      options.onUnreadable?.(folder, (error as NodeJS.ErrnoException).code ?? String(error));
+      continue;
+    }
+    let scopes = parentScopes;
+    if (options.gitignore && entries.some((entry) => entry.name === '.gitignore' && !entry.isDirectory())) {
+      const scope = await gitignoreScope(folder, relative);
+      if (scope) scopes = [...parentScopes, scope];
+    }
+    for (const entry of entries.sort(byName)) {
+      const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
+      const child = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (SKIPPED_FOLDERS.has(entry.name) || isIgnored(scopes, childRelative, true)) continue;
+        queue.push({ folder: child, relative: childRelative, scopes });
+        continue;
+      }
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (!options.match(childRelative, entry.name) || isIgnored(scopes, childRelative, false)) continue;
+      if (entry.isSymbolicLink()) {
+        const target = await stat(child).catch(() => undefined);
+        if (!target?.isFile()) continue;
+      }
+      found.push(child);
+      if (found.length >= limit) break;
+    }
+  }
+  return found.sort();
+}
+
+/** True when a string uses glob syntax (`*`, `?`, `[…]` or `{…}`). */
+export function isGlob(text: string): boolean {
+  return /[*?[\]{}]/.test(text);
+}
+
+const GLOB_OPTIONS = { dot: true, nocomment: true, nonegate: true } as const;
+
+/** A glob as a RegExp over `/`-separated relative paths (minimatch's dialect, dot files included). */
+export function globToRegExp(pattern: string): RegExp {
+  const glob = pattern.replace(/\\/g, '/').replace(/^\.\//, '');
+  const compiled = new Minimatch(glob, GLOB_OPTIONS).makeRe();
+  return compiled === false ? /$^/ : compiled;
+}
+
+/** A matcher for {@link FindFilesOptions.match}: true when the relative path matches any glob. */
+export function globMatcher(globs: readonly string[]): (relative: string) => boolean {
+  const matchers = globs.map((glob) => new Minimatch(glob.replace(/\\/g, '/').replace(/^\.\//, ''), GLOB_OPTIONS));
+  return (relative) => matchers.some((matcher) => matcher.match(relative));
+}
+
+/**
+ * Splits a glob into the folder to walk (its leading segments without glob syntax) and the rest:
+ * `logs/**\/*.events.jsonl` → `logs` + `**\/*.events.jsonl`.
+ */
+export function splitGlob(pattern: string): { base: string; glob: string } {
+  const segments = pattern.replace(/\\/g, '/').split('/');
+  const firstGlob = segments.findIndex(isGlob);
+  if (firstGlob < 0) return { base: pattern, glob: '' };
+  if (firstGlob === 0) return { base: '.', glob: pattern };
+  // An absolute pattern starts with an empty segment: its base is at least the root.
+  return { base: segments.slice(0, firstGlob).join('/') || '/', glob: segments.slice(firstGlob).join('/') };
+}
