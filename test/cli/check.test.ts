@@ -14,10 +14,12 @@ import AjvDraft04 from 'ajv-draft-04';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
+/** The project's own fixtures are trusted for the run, as CI trusts its own branches (docs/formats.md §10). */
+const TRUSTED_ENV = { ...process.env, TOOLPIN_TRUST: '1' };
 const workspace = path.join(root, 'test', 'fixtures', 'check-workspace');
 
 function check(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cli, 'check', '--workspace', workspace, ...args], { cwd: workspace, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [cli, 'check', '--workspace', workspace, ...args], { cwd: workspace, encoding: 'utf8', timeout: 60_000, env: TRUSTED_ENV });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

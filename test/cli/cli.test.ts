@@ -8,10 +8,12 @@ import { describe, test } from 'node:test';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
+/** The project's own fixtures are trusted for the run, as CI trusts its own branches (docs/formats.md §10). */
+const TRUSTED_ENV = { ...process.env, TOOLPIN_TRUST: '1' };
 const workspace = path.join(root, 'test', 'fixtures', 'cli-workspace');
 
 function run(args: string[], options: { input?: string; cwd?: string } = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cli, ...args], { input: options.input ?? '', encoding: 'utf8', cwd: options.cwd ?? root, timeout: 30_000 });
+  const result = spawnSync(process.execPath, [cli, ...args], { input: options.input ?? '', encoding: 'utf8', cwd: options.cwd ?? root, timeout: 30_000, env: TRUSTED_ENV });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

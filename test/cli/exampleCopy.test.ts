@@ -13,13 +13,15 @@ import { after, describe, test } from 'node:test';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
+/** The project's own fixtures are trusted for the run, as CI trusts its own branches (docs/formats.md §10). */
+const TRUSTED_ENV = { ...process.env, TOOLPIN_TRUST: '1' };
 const examples = path.join(root, 'examples');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolpin-example-copy-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs `toolpin <args>` in `folder` (the workspace, named "." so reports do not name the folder). */
 function run(folder: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cli, ...args], { cwd: folder, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd: folder, encoding: 'utf8', timeout: 120_000, env: TRUSTED_ENV });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

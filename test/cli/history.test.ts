@@ -18,6 +18,8 @@ import type { HistoryReport } from '../../server/src/core/history';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
+/** The project's own fixtures are trusted for the run, as CI trusts its own branches (docs/formats.md §10). */
+const TRUSTED_ENV = { ...process.env, TOOLPIN_TRUST: '1' };
 const workspace = path.join(root, 'test', 'fixtures', 'history');
 const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
 
@@ -50,7 +52,7 @@ async function run(args: Partial<HistoryArgs>, cwd = workspace): Promise<Run> {
     stderrIsTerminal: false,
     cwd,
   };
-  const status = await historyCommand(io, { logs: [], format: 'json', workspace: cwd, ...args });
+  const status = await historyCommand(io, { logs: [], format: 'json', workspace: cwd, trust: true, ...args });
   return { status, stdout, stderr };
 }
 
@@ -238,7 +240,7 @@ describe('toolpin history through dist/cli.js', () => {
   // NEEDS MAIN.TS WIRING: this test runs the bundled CLI, so it passes only once the `history`
   // case is added to server/src/cli/main.ts (the lead wires it; see the snippet in the report).
   test('[needs main.ts wiring] `toolpin history --stale --format json` on the fixture', () => {
-    const result = spawnSync(process.execPath, [cli, 'history', '--stale', '--format', 'json', '--workspace', workspace], { cwd: workspace, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(process.execPath, [cli, 'history', '--stale', '--format', 'json', '--workspace', workspace], { cwd: workspace, encoding: 'utf8', timeout: 60_000, env: TRUSTED_ENV });
     assert.equal(result.status, 1, result.stderr);
     assert.deepEqual(executionIds(JSON.parse(result.stdout)), STALE_EXECUTIONS);
   });

@@ -15,6 +15,8 @@ import { toolPin, toolPinContent } from '../../server/src/core/pins';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
+/** The project's own fixtures are trusted for the run, as CI trusts its own branches (docs/formats.md §10). */
+const TRUSTED_ENV = { ...process.env, TOOLPIN_TRUST: '1' };
 const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
 
 const SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
@@ -50,7 +52,7 @@ ${OLD_TOOL_LINE}      "add_numbers": "${toolPin(ADD)}"
 }
 
 function run(cwd: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 60_000, input: '' });
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 60_000, input: '', env: TRUSTED_ENV });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -33,8 +33,8 @@ function demo(args: string[]): { status: number | null; stdout: string; stderr: 
 
 test('the README demo samples are the real output of the demo commands', { timeout: 240_000 }, () => {
   const script = fs.readFileSync(path.join(root, 'scripts', 'demo.sh'), 'utf8');
-  const checkArgs = ['check', '--workspace', 'examples', 'examples'];
-  const historyArgs = ['history', '--workspace', 'examples', '--stale'];
+  const checkArgs = ['check', '--trust', '--workspace', 'examples', 'examples'];
+  const historyArgs = ['history', '--trust', '--workspace', 'examples', '--stale'];
   assert.ok(script.includes(`node dist/cli.js ${checkArgs.join(' ')}\n`), 'scripts/demo.sh runs the check sampled here');
   assert.ok(script.includes(`node dist/cli.js ${historyArgs.join(' ')}\n`), 'scripts/demo.sh runs the history sampled here');
 

@@ -83,11 +83,11 @@ describe('trust in the language server', () => {
       assert.equal(existsSync(marker), true, 'the recorded command ran');
       rmSync(marker);
       // A pull changes the command: the record no longer covers it.
-      const changed = JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fixtureServer, '--stdio', '--pid-file', marker, '--tools', 'echo_upper'] } } });
+      const changed = JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fixtureServer, '--stdio', '--pid-file', marker, '--log-requests', path.join(folder, 'requests.jsonl')] } } });
       writeFileSync(path.join(folder, '.mcp.json'), changed);
       const refused = await firstVerdict({ folder, config, blueprint, rootUri: `file://${folder}`, trusted: null });
       assert.equal(refused.length, 1, refused.join('\n'));
-      assert.match(refused[0]!, /server "demo" is new or changed since this folder was trusted, so Toolpin did not run `.*--tools echo_upper`/);
+      assert.match(refused[0]!, /server "demo" is new or changed since this folder was trusted, so Toolpin did not run `.*--log-requests .*requests\.jsonl`/);
       assert.equal(existsSync(marker), false, 'the changed command did not run');
     } finally {
       rmSync(folder, { recursive: true, force: true });

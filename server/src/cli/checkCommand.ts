@@ -12,7 +12,8 @@ import type { ConnectorModel } from '../core/connector';
 import { LineIndex, type Position } from '../core/lineIndex';
 import { analyzeDocument, documentKindOf } from '../core/documents';
 import type { Problem } from '../core/problems';
-import type { ServerRegistry } from '../core/registry';
+import type { ServerDefinition, ServerRegistry } from '../core/registry';
+import type { TrustVerdict } from '../core/trust';
 import type { VerificationResult } from '../core/verify';
 import { buildReport, type CheckReport, exitStatusOf, type ReportFileInput, toSarif } from '../core/report';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
@@ -21,8 +22,9 @@ import { PinStoreReader, pinsOf } from '../engine/pinStore';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
 import { findFiles } from '../io/fileFinder';
-import { TOOLPIN_VERSION } from '../server';
+import { TOOLPIN_VERSION } from '../runtime';
 import type { CliIo } from './io';
+import { cliTrust } from './trust';
 
 /** The file names the CLI looks for, as said in messages. */
 export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c]';
@@ -86,22 +88,26 @@ export interface CheckArgs {
   overallTimeoutMs?: number;
   concurrency?: number;
   env?: Readonly<Record<string, string | undefined>>;
+  /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */
+  trust?: boolean;
 }
 
 /**
- * The inventory every CLI command uses: credentials from the environment, no editor trust model,
- * one-shot sessions (no server outlives the command).
+ * The inventory every CLI command uses: credentials from the environment, the folder's trust
+ * (cli/trustCommand.ts) asked before any server is contacted, one-shot sessions (no server
+ * outlives the command).
  */
 export function createCliInventory(
   args: Pick<CheckArgs, 'requestTimeoutMs' | 'overallTimeoutMs' | 'concurrency'>,
   env: Readonly<Record<string, string | undefined>>,
+  trust: (definition: ServerDefinition) => TrustVerdict,
 ): Inventory {
   return new Inventory({
     credentials: environmentCredentials(env),
     redactor: new Redactor(),
     log: () => undefined,
     clientVersion: TOOLPIN_VERSION,
-    trust: () => ({ trusted: true }),
+    trust,
     keepAlive: false,
     ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
     ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
@@ -191,7 +197,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   });
 
   const progress = io.stderrIsTerminal && args.format === 'text';
-  const inventory = createCliInventory({ ...args, concurrency: undefined }, env);
+  const { decide } = await cliTrust(workspaceFolder, args.trust, env, io);
+  const inventory = createCliInventory({ ...args, concurrency: undefined }, env, decide);
   const needed = args.offline ? [] : definitionsNeeded(documents, registry);
   // Every distinct server at once up to 8 unless told otherwise: listing time is mostly waiting.
   inventory.setConcurrency(args.concurrency ?? Math.min(8, Math.max(4, needed.length)));

@@ -57,6 +57,7 @@ import type { ServerDefinition } from '../core/registry';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
 import { createCliInventory, findDocuments } from './checkCommand';
+import { cliTrust } from './trust';
 import type { CliIo } from './io';
 
 export interface HistoryArgs {
@@ -76,6 +77,8 @@ export interface HistoryArgs {
   overallTimeoutMs?: number;
   concurrency?: number;
   env?: Readonly<Record<string, string | undefined>>;
+  /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */
+  trust?: boolean;
 }
 
 const RECENT_LIMIT = 20;
@@ -225,7 +228,8 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
         });
       }
     }
-    const inventory = createCliInventory(args, env);
+    const { decide } = await cliTrust(workspaceFolder, args.trust, env, io);
+    const inventory = createCliInventory(args, env, decide);
     try {
       await inventory.ensure([...needed.values()]);
     } finally {

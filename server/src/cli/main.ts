@@ -15,6 +15,7 @@ import { checkCommand, checkWorkspaceFolder } from './checkCommand';
 import { hashCommand } from './hashCommand';
 import { historyCommand } from './historyCommand';
 import { pinCommand } from './pinCommand';
+import { trustCommand } from './trustCommand';
 import { type CliIo, processIo } from './io';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
@@ -37,6 +38,10 @@ const WORKSPACE_OPTION = {
 } as const;
 const TIMEOUT_OPTION = { type: 'string', value: 'MS', help: 'timeout of one request to a server (default 10000)' } as const;
 const CONCURRENCY_OPTION = { type: 'string', value: 'N', help: 'servers listed at the same time (default 4)' } as const;
+const TRUST_OPTION = {
+  type: 'boolean',
+  help: "trust the workspace folder for this run: start its stdio servers and send credentials to its URLs (TOOLPIN_TRUST=1 does the same; without either, only what `toolpin trust` recorded runs)",
+} as const;
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   hash: {
@@ -55,6 +60,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       format: { type: 'string', value: 'FORMAT', help: 'text (default), json or sarif' },
       workspace: WORKSPACE_OPTION,
       offline: { type: 'boolean', help: 'do not contact servers; pins are reported as cannot verify' },
+      trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
       concurrency: CONCURRENCY_OPTION,
       help: HELP_OPTION,
@@ -74,6 +80,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
         help: "also remove the snapshot entries of connector tools the server no longer serves (a blueprint step's tool must be replaced by hand)",
       },
       workspace: WORKSPACE_OPTION,
+      trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
       help: HELP_OPTION,
     },
@@ -94,6 +101,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       format: { type: 'string', value: 'FORMAT', help: 'text (default) or json' },
       workspace: WORKSPACE_OPTION,
       offline: { type: 'boolean', help: 'do not contact servers; live status is unknown' },
+      trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
       concurrency: CONCURRENCY_OPTION,
       help: HELP_OPTION,
@@ -102,6 +110,17 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'Exit status: 0 nothing ran at a schema that is not live; 1 some executions did; 2 none did, but something ' +
       'could not be checked (offline, a server not listed, a log unreadable), --tool or --hash matched no execution, ' +
       'or a usage error.',
+  },
+  trust: {
+    usage: 'trust [DIR] [--list] [--revoke]',
+    summary:
+      'record a folder (default: the current one) as trusted for what it would run now: each stdio command line and each URL a credential is sent to; a server added or changed later stays untrusted until you trust the folder again',
+    options: {
+      list: { type: 'boolean', help: 'list the trusted folders and what each may run' },
+      revoke: { type: 'boolean', help: 'remove the folder from the trusted folders' },
+      help: HELP_OPTION,
+    },
+    notes: 'The record is kept in $XDG_CONFIG_HOME/toolpin/trust.json (else ~/.config/toolpin/trust.json), outside every repository. Exit status: 0 done; 2 the folder does not exist, or a usage error.',
   },
   lsp: {
     usage: 'lsp --stdio',
@@ -267,6 +286,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         format,
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
         offline: flag('offline'),
+        trust: flag('trust'),
         ...TIMEOUTS(timeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
       });
@@ -278,6 +298,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         paths: rest,
         yes: flag('yes'),
         removeMissing: flag('remove-missing'),
+        trust: flag('trust'),
         ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
         ...TIMEOUTS(timeout),
@@ -299,10 +320,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(limit !== undefined ? { limit } : {}),
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
         offline: flag('offline'),
+        trust: flag('trust'),
         ...TIMEOUTS(timeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
       });
     }
+    case 'trust':
+      if (rest.length > 1) {
+        io.stderr(`toolpin trust: give at most one folder\n\n${commandHelp(command)}`);
+        return 2;
+      }
+      return trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke') });
     case 'lsp':
       if (!flag('stdio')) {
         io.stderr(`toolpin lsp: only --stdio is supported\n\n${commandHelp(command)}`);

@@ -1,0 +1,91 @@
+/**
+ * Trust for the CLI (docs/formats.md §10): `check`, `pin` and `history` contact a folder's servers
+ * only when the folder is trusted for the run (`--trust`, `TOOLPIN_TRUST=1`) or recorded with
+ * `toolpin trust`, and then only the recorded command lines and credential URLs.
+ *
+ * `toolpin trust [DIR]` shows what the folder would run and records it; `--list` shows the
+ * records; `--revoke` removes one. The record lives in the user's configuration folder, never in
+ * the repository, so a repository cannot trust itself.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ConnectorModel } from '../core/connector';
+import { analyzeDocument, documentKindOf } from '../core/documents';
+import type { ServerRegistry } from '../core/registry';
+import { serverAction } from '../core/trust';
+import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
+import { canonicalFolder, TrustStore, trustFilePath } from '../io/trustStore';
+import { checkWorkspaceFolder, findDocuments } from './checkCommand';
+import { neutralize as neutralizeForTerminal } from './pinCommand';
+import type { CliIo } from './io';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The registry of a folder as `check` would build it: its connector files and mcp.json files. */
+export async function folderRegistry(io: CliIo, folder: string, env: Env): Promise<ServerRegistry> {
+  const { files } = await findDocuments([folder]);
+  const connectors: Array<{ path: string; model: ConnectorModel }> = [];
+  for (const file of files) {
+    if (documentKindOf(file) !== 'connector') continue;
+    try {
+      const analysis = analyzeDocument('connector', await io.readFile(file));
+      connectors.push({ path: file, model: analysis.model as ConnectorModel });
+    } catch {
+      // An unreadable connector declares nothing that could run.
+    }
+  }
+  return buildWorkspaceRegistry({
+    workspaceFolder: folder,
+    connectors,
+    readFile: async (file) => {
+      try {
+        return await io.readFile(file);
+      } catch {
+        return undefined;
+      }
+    },
+    variables: { env, userHome: os.homedir() },
+  });
+}
+
+export interface TrustArgs {
+  readonly folder: string | undefined;
+  readonly list: boolean;
+  readonly revoke: boolean;
+  readonly env?: Env;
+}
+
+export async function trustCommand(io: CliIo, args: TrustArgs): Promise<number> {
+  const env = args.env ?? process.env;
+  const store = new TrustStore(trustFilePath(env, os.homedir()), (message) => io.stderr(`${message}\n`));
+  if (args.list) {
+    const record = await store.read();
+    const folders = Object.entries(record.folders).sort(([a], [b]) => a.localeCompare(b));
+    if (folders.length === 0) io.stdout(`No folder is trusted (${store.file} holds no record).\n`);
+    for (const [folder, entry] of folders) {
+      io.stdout(`${folder}  (trusted ${entry.trustedAt || 'at an unknown time'})\n`);
+      for (const server of entry.servers) io.stdout(`  ${server.name}: ${neutralizeForTerminal(server.display)}\n`);
+      if (entry.servers.length === 0) io.stdout('  (no command or credential URL)\n');
+    }
+    return 0;
+  }
+  const folder = canonicalFolder(path.resolve(io.cwd, args.folder ?? '.'));
+  const display = path.relative(io.cwd, folder) || '.';
+  if (args.revoke) {
+    const removed = await store.revoke(folder);
+    io.stdout(removed ? `${display} is no longer trusted.\n` : `${display} was not trusted; nothing to revoke.\n`);
+    return 0;
+  }
+  if (!(await checkWorkspaceFolder(io, 'trust', folder))) return 2;
+  const registry = await folderRegistry(io, folder, env);
+  const servers = registry.definitions.flatMap((definition) => {
+    const action = serverAction(definition);
+    return action?.needsApproval ? [{ name: definition.name, fingerprint: action.fingerprint, display: action.display }] : [];
+  });
+  await store.trust(folder, servers);
+  io.stdout(`Trusted ${display}. Toolpin may now run, in ${folder}:\n`);
+  for (const server of servers) io.stdout(`  ${server.name}: ${neutralizeForTerminal(server.display)}\n`);
+  if (servers.length === 0) io.stdout('  (nothing: the folder declares no stdio command and sends no credential)\n');
+  io.stdout('A server added or changed later is not trusted until you run toolpin trust again.\n');
+  return 0;
+}
