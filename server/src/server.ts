@@ -107,6 +107,8 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let canCreateFiles = false;
   let supportsFolderChanges = false;
   let canReview = false;
+  // Completion items put the cursor before a comma they add only where the client expands snippets.
+  let completionSnippets = false;
   let folders: string[] = [];
 
   const redactor = new Redactor();
@@ -149,6 +151,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
 
   connection.onInitialize((params): InitializeResult => {
     canPullConfiguration = params.capabilities.workspace?.configuration === true;
+    completionSnippets = params.capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
     canWatchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     supportsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
     const workspaceEdit = params.capabilities.workspace?.workspaceEdit;
@@ -193,7 +196,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, () => settings);
   registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles, canReview }));
   registerHover(connection, documents, workspace, runtime.now);
-  registerCompletion(connection, documents, workspace);
+  registerCompletion(connection, documents, workspace, () => ({ snippets: completionSnippets }));
   registerCodeLens(connection, documents, workspace, runtime.now);
   registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
   const status = registerStatus(connection, workspace, runtime);

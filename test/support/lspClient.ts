@@ -49,7 +49,7 @@ export async function startTestServer(
     settings?: unknown;
     configuration?: boolean;
     rootUri?: string;
-    capabilities?: { workspace?: Record<string, unknown> };
+    capabilities?: { workspace?: Record<string, unknown>; textDocument?: Record<string, unknown> };
     /**
      * What the client says about workspace trust, as VS Code does (default: trusted, since tests
      * run their own fixture servers); `null` says nothing, as Neovim and most clients do.
@@ -82,7 +82,7 @@ export async function startTestServer(
     rootUri: options.rootUri ?? null,
     capabilities: {
       workspace: { configuration: options.configuration ?? false, ...options.capabilities?.workspace },
-      textDocument: { publishDiagnostics: { versionSupport: true } },
+      textDocument: { publishDiagnostics: { versionSupport: true }, ...options.capabilities?.textDocument },
     },
     initializationOptions: {
       ...(options.trusted === null ? {} : { trusted: options.trusted ?? true }),

@@ -105,6 +105,12 @@ describe('parsePin', () => {
     ['md5:abcd', 'sha256', /unknown pin algorithm "md5"/],
     ['ab'.repeat(31), 'sha256', /64 hex digits, this one has 62/],
     ['', 'sha256', /64 hex digits, this one has 0/],
+    // Hex digits are counted apart from the other characters, which are named (issue 14).
+    ['fnv1a64:zz-not-a-hash', 'fnv1a64', /this one has 2, and 11 characters that are not hex digits: "z", "-", "n", "o", "t", "h", "s"$/],
+    ['sha256: ' + 'ab'.repeat(32), 'sha256', /this one has 64, and 1 character that is not a hex digit: " "$/],
+    ['fnv1a64:a76fe8d6d023fca\u{1F600}', 'fnv1a64', /this one has 15, and 1 character that is not a hex digit: U\+1F600$/],
+    ['fnv1a64:a76fe8d6d023fca0\u200b', 'fnv1a64', /this one has 16, and 1 character that is not a hex digit: U\+200B$/],
+    ['fnv1a64:ghijklmnopqrstuv', 'fnv1a64', /this one has 0, and 16 characters that are not hex digits: "g", "h", "i", "j", "k", "l", "m", "n" and 8 more$/],
   ];
   for (const [text, algorithm, message] of bad) {
     test(`rejects ${JSON.stringify(text.slice(0, 30))} as ${algorithm}`, () => {

@@ -7,6 +7,11 @@
  * fixture states what must fail in `// expect {…}` comment lines at its top: an Ajv error object
  * subset with `keyword`, `instancePath` and optionally `params`. Every stated error must be found;
  * a fixture that fails for some other reason does not pass.
+ *
+ * Fixtures under test/fixtures/schemas/toolpin are what the schemas leave to Toolpin on purpose,
+ * so that VS Code does not show one mistake twice (a schema problem beside Toolpin's diagnostic):
+ * the schema accepts them, and Toolpin reports exactly the problems stated in `// toolpin {…}`
+ * lines, each a code and the exact text its range covers.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -14,6 +19,8 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse, type ParseError, printParseErrorCode } from 'jsonc-parser';
+import { analyzeDocument } from '../../server/src/core/documents';
+import { isParsedPin, parsePin } from '../../server/src/core/pins';
 
 /** The folder holding package.json, found by walking up (compiled tests run from out/test/unit). */
 function findRepoRoot(start: string): string {
@@ -96,7 +103,7 @@ function readFixture(file: string): { text: string; value: unknown } {
   return { text, value };
 }
 
-function fixtureFiles(folder: 'valid' | 'invalid'): string[] {
+function fixtureFiles(folder: 'valid' | 'invalid' | 'toolpin'): string[] {
   return readdirSync(path.join(fixtures, folder))
     .filter((name) => /\.jsonc?$/.test(name))
     .sort()
@@ -201,28 +208,46 @@ describe('invalid fixtures fail for the stated reasons', () => {
   }
 });
 
+describe('pin syntax is left to Toolpin, which reports it once', () => {
+  for (const file of fixtureFiles('toolpin')) {
+    test(path.basename(file), () => {
+      const kind = kindOf(file);
+      const validate = validators[kind];
+      const { text, value } = readFixture(file);
+      assert.ok(validate(value), `the schema accepts it, so VS Code shows Toolpin's problem alone:\n${describeErrors(validate.errors)}`);
+      const stated = [...text.matchAll(/^\/\/ toolpin (\{.*\})\s*$/gm)].map((match) => JSON.parse(match[1]!) as { code: string; covers: string });
+      assert.ok(stated.length > 0, `${path.basename(file)} states at least one "// toolpin {…}" line`);
+      const found = analyzeDocument(kind, text).problems.map((problem) => ({ code: problem.code, covers: text.slice(problem.span.offset, problem.span.offset + problem.span.length) }));
+      assert.deepEqual(found, stated);
+    });
+  }
+});
+
 describe('schema details', () => {
   const blueprint = (step: Record<string, unknown>): unknown => ({ blueprint: 'b', formatVersion: 1, steps: [step] });
 
-  test('the schema pin takes exactly 16 lowercase hex digits', () => {
-    const pin = (hash: string): boolean =>
+  test('the schema pin must be a string; its syntax is TP204, not a schema pattern', () => {
+    const pin = (hash: unknown): boolean =>
       validators.blueprint(blueprint({ id: 'a', effect: 'mcp.invoke', input: { toolName: 't', expectedSchemaHash: hash } })) as boolean;
     assert.equal(pin('fnv1a64:a76fe8d6d023fca0'), true);
-    assert.equal(pin('fnv1a64:a76fe8d6d023fca'), false, '15 digits');
-    assert.equal(pin('fnv1a64:a76fe8d6d023fca00'), false, '17 digits');
-    assert.equal(pin('a76fe8d6d023fca0'), false, 'the prefix is required');
-    assert.equal(pin(' fnv1a64:a76fe8d6d023fca0'), false, 'no padding');
+    assert.equal(pin(7), false, 'not a string');
+    for (const malformed of ['fnv1a64:a76fe8d6d023fca', 'fnv1a64:a76fe8d6d023fca00', 'a76fe8d6d023fca0', ' fnv1a64:a76fe8d6d023fca0']) {
+      assert.equal(pin(malformed), true, `${malformed}: the schema leaves it to Toolpin`);
+      assert.equal(isParsedPin(parsePin(malformed, 'fnv1a64')), false, `${malformed}: Toolpin rejects it`);
+    }
   });
 
-  test('a tool pin is prefixed or bare, 64 lowercase hex digits', () => {
+  test('a tool pin must be a string; its syntax is TP306, not a schema pattern', () => {
     const hex = 'e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';
-    const pin = (value: string): boolean =>
+    const pin = (value: unknown): boolean =>
       validators.connector({ name: 'c', provider: 'mcp', providerConfig: { transport: { kind: 'stdio', command: 'node' }, toolsSnapshot: { t: value } } }) as boolean;
     assert.equal(pin(`sha256:${hex}`), true);
     assert.equal(pin(hex), true);
-    assert.equal(pin(`sha256:${hex.slice(1)}`), false);
-    assert.equal(pin(`${hex}0`), false);
-    assert.equal(pin(`SHA256:${hex}`), false);
+    assert.equal(pin(null), false, 'not a string');
+    for (const malformed of [`sha256:${hex.slice(1)}`, `${hex}0`, `SHA256:${hex}`]) {
+      assert.equal(pin(malformed), true, `${malformed}: the schema leaves it to Toolpin`);
+      assert.equal(isParsedPin(parsePin(malformed, 'sha256')), false, `${malformed}: Toolpin rejects it`);
+    }
   });
 
   test('only mcp.invoke steps need input.toolName', () => {
@@ -242,6 +267,6 @@ describe('schema details', () => {
     assert.equal(validators.connector({ connectors: [instance] }), true);
     assert.equal(validators.connector([]), true);
     assert.equal(validators.connector('github_tools'), false);
-    assert.equal(validators.connector({ connectors: [{ ...instance, name: 'Bad' }] }), false);
+    assert.equal(validators.connector({ connectors: [{ ...instance, providerConfig: { transport: { kind: 'sse', url: 'https://mcp.example.com/sse' } } }] }), false, 'a stack instance is checked');
   });
 });

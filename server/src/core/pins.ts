@@ -96,11 +96,17 @@ export function parsePin(text: string, expected: PinAlgorithm): ParsedPin | PinP
     hex = text;
     style = 'bare';
   }
+  // Characters are counted in code points, and hex digits apart from the rest, so that the
+  // message says exactly what is wrong: "fnv1a64:zz-not-a-hash" has 2 hex digits, not 13.
+  const characters = [...hex];
+  const nonHex = characters.filter((character) => !/[0-9a-fA-F]/.test(character));
+  if (nonHex.length > 0) {
+    return {
+      message: `a ${expected} pin holds only hex digits 0-9 and a-f, ${length} of them; this one has ${characters.length - nonHex.length}, and ${describeOthers(nonHex)}`,
+    };
+  }
   if (hex.length !== length) {
     return { message: `a ${expected} pin has ${length} hex digits, this one has ${hex.length}` };
-  }
-  if (!/^[0-9a-fA-F]+$/.test(hex)) {
-    return { message: `a ${expected} pin holds only hex digits 0-9 and a-f` };
   }
   if (hex !== hex.toLowerCase()) {
     return { message: `pins are written in lowercase hex; write "${formatPin(expected, hex.toLowerCase(), style)}"` };
@@ -111,6 +117,28 @@ export function parsePin(text: string, expected: PinAlgorithm): ParsedPin | PinP
 /** True when {@link parsePin} succeeded. */
 export function isParsedPin(result: ParsedPin | PinParseError): result is ParsedPin {
   return (result as ParsedPin).hex !== undefined;
+}
+
+/** At most this many distinct offending characters are named in a message; the rest are counted. */
+const NAMED_CHARACTERS = 8;
+
+/**
+ * Names the characters of a pin that are not hex digits: how many there are and which distinct
+ * ones. Printable ASCII (and the space) is quoted, anything else is written as its code point
+ * (U+200B), so that invisible and look-alike characters show. Counts are in code points, so an
+ * emoji counts once.
+ */
+function nameCharacter(character: string): string {
+  if (/^[\x20-\x7e]$/.test(character)) return JSON.stringify(character);
+  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+function describeOthers(other: readonly string[]): string {
+  const distinct = [...new Set(other)];
+  const named = distinct.slice(0, NAMED_CHARACTERS).map(nameCharacter);
+  const rest = distinct.length - named.length;
+  const list = named.join(', ') + (rest > 0 ? ` and ${rest} more` : '');
+  return other.length === 1 ? `1 character that is not a hex digit: ${list}` : `${other.length} characters that are not hex digits: ${list}`;
 }
 
 function describeKind(algorithm: PinAlgorithm): string {
