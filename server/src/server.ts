@@ -99,6 +99,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let canCreateFiles = false;
   let supportsFolderChanges = false;
   let canReview = false;
+  let canRefreshCodeLens = false;
   let folders: string[] = [];
 
   const redactor = new Redactor();
@@ -152,6 +153,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     if (folders.length === 0 && params.rootUri) folders = [uriToPath(params.rootUri)];
     const experimental = (params.capabilities.experimental ?? {}) as { toolpinCredentials?: boolean; toolpinReview?: boolean };
     canReview = experimental.toolpinReview === true;
+    canRefreshCodeLens = params.capabilities.workspace?.codeLens?.refreshSupport === true;
     if (experimental.toolpinCredentials) {
       editorCredentials = {
         resolve: async (name) => {
@@ -182,9 +184,9 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles, canReview }));
   registerHover(connection, documents, workspace, runtime.now);
   registerCompletion(connection, documents, workspace);
-  registerCodeLens(connection, documents, workspace, runtime.now);
+  registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, clearTimeout: runtime.clearTimeout, canRefresh: () => canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
-  const status = registerStatus(connection, workspace, runtime);
+  const status = registerStatus(connection, workspace, diagnostics, runtime);
   const history = registerHistory(connection, workspace, () => settings);
   workspace.onDidChange(() => history.listingsChanged());
 
