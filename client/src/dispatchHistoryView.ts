@@ -6,8 +6,8 @@
  *
  * Rows stay short enough for the default side bar width: a label names the thing (server, tool,
  * hash, execution id; long hashes and ids are shortened), the description holds a few words
- * (status and count, step and age), and the tooltip holds everything (full hashes, blueprint, time,
- * log line). The stale filter is named in the view's description, and when it hides every hash a
+ * (status and count, step and blueprint), and the tooltip holds everything (full hashes, blueprint, time,
+ * log line). The stale filter is named in the view's title and description, and when it hides every hash a
  * message row says so instead of the "no logs" welcome.
  */
 import * as vscode from 'vscode';
@@ -42,12 +42,18 @@ const STATUS_LABEL: Record<string, string> = { 'pinned+live': 'pinned · live', 
 
 /** The view's description while the stale filter is on. */
 export const STALE_ONLY_DESCRIPTION = 'stale only';
+/** The view's name in package.json (contributes.views). */
+const VIEW_TITLE = 'Dispatch History';
 
-/** A hash shortened for a row: `algorithm:` and the first `digits` hex digits, then "…". */
-export function shortHash(hash: string, digits: number): string {
+/**
+ * A hash shortened for a row: its first 8 hex digits, then "…". Schema hashes (`fnv1a64:`, all a
+ * dispatch log holds) drop the algorithm; any other keeps it. Tooltips and aria labels have it whole.
+ */
+export function shortHash(hash: string): string {
   const match = /^([a-z0-9]+:)?([0-9a-f]+)$/i.exec(hash);
-  if (!match || match[2]!.length <= digits) return hash;
-  return `${match[1] ?? ''}${match[2]!.slice(0, digits)}…`;
+  if (!match) return hash;
+  const algorithm = match[1] === 'fnv1a64:' ? '' : (match[1] ?? '');
+  return match[2]!.length <= 8 ? `${algorithm}${match[2]}` : `${algorithm}${match[2]!.slice(0, 8)}…`;
 }
 
 /** An execution id shortened for a row (ids such as UUIDs are long); the tooltip has it whole. */
@@ -142,7 +148,7 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
         const item = new vscode.TreeItem(node.tool.tool, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `tool:${node.server}\u0000${node.tool.tool}`;
         item.iconPath = new vscode.ThemeIcon('tools');
-        item.description = node.tool.liveState === 'served' ? `live ${shortHash(node.tool.liveHash ?? '', 8)}` : node.tool.liveState === 'not-served' ? 'not served' : 'live unknown';
+        item.description = node.tool.liveState === 'served' ? `live ${shortHash(node.tool.liveHash ?? '')}` : node.tool.liveState === 'not-served' ? 'not served' : 'live unknown';
         item.tooltip = [
           `${node.tool.tool} on ${node.server}`,
           node.tool.liveState === 'served' ? `live ${node.tool.liveHash ?? ''}` : node.tool.liveState === 'not-served' ? 'not served by the server now' : 'live hash unknown',
@@ -152,7 +158,7 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
       }
       case 'hash': {
         const stale = node.hash.live === false;
-        const item = new vscode.TreeItem(shortHash(node.hash.schemaHash, 8), vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(shortHash(node.hash.schemaHash), vscode.TreeItemCollapsibleState.Collapsed);
         // Stable ids keep expansion and selection on the same hash when new executions arrive.
         item.id = `hash:${node.server}\u0000${node.tool}\u0000${node.hash.schemaHash}`;
         item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : node.hash.live ? 'pass' : 'question', stale ? new vscode.ThemeColor('list.warningForeground') : undefined);
@@ -173,7 +179,8 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
         const item = new vscode.TreeItem(shortId(node.execution.executionId), vscode.TreeItemCollapsibleState.None);
         item.id = `execution:${node.execution.log}:${node.execution.line}`;
         item.iconPath = new vscode.ThemeIcon(node.execution.ranAfterDrift ? 'error' : 'history');
-        item.description = `${node.execution.blueprint ?? '?'}/${node.execution.stepId ?? '?'}`;
+        // The step first: where the row is cut, it loses the blueprint (the tooltip has both).
+        item.description = `${node.execution.stepId ?? '?'} · ${node.execution.blueprint ?? '?'}`;
         item.accessibilityInformation = { label: `execution ${node.execution.executionId}, ${node.execution.blueprint ?? '?'}/${node.execution.stepId ?? '?'}` };
         item.tooltip = [
           node.execution.executionId,
@@ -210,7 +217,9 @@ export function registerDispatchHistoryView(context: vscode.ExtensionContext, cl
   void vscode.commands.executeCommand('setContext', STALE_CONTEXT, false);
   const setStaleOnly = async (value: boolean): Promise<void> => {
     provider.staleOnly = value;
+    // The description shows in a pane header; a container with this one view shows only the title.
     view.description = value ? STALE_ONLY_DESCRIPTION : undefined;
+    view.title = value ? `${VIEW_TITLE} (${STALE_ONLY_DESCRIPTION})` : VIEW_TITLE;
     await vscode.commands.executeCommand('setContext', STALE_CONTEXT, value);
     provider.refresh();
   };

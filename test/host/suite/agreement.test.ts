@@ -105,7 +105,9 @@ async function agreement(uri: vscode.Uri, timeoutMs: number): Promise<number> {
 
 /**
  * A read-only virtual `.json` document with a comment: VS Code's JSON validation reports it, so
- * its diagnostic proves the validator has run since it was opened.
+ * its diagnostic proves the validator has run since it was opened. (The JSON client pulls
+ * diagnostics for documents shown in tabs, as the review documents are: so it is shown too, beside
+ * the active editor without taking the focus, and its tab is closed once it was reported.)
  */
 class ControlDocuments implements vscode.TextDocumentContentProvider {
   static readonly SCHEME = 'toolpin-test-control';
@@ -113,7 +115,7 @@ class ControlDocuments implements vscode.TextDocumentContentProvider {
   provideTextDocumentContent(): string {
     return '// A comment, which JSON does not permit.\n{ "control": true }\n';
   }
-  async validated(): Promise<vscode.Uri> {
+  async validated(): Promise<void> {
     const uri = vscode.Uri.from({ scheme: ControlDocuments.SCHEME, path: `/control-${this.next++}.json` });
     const reported = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -132,8 +134,14 @@ class ControlDocuments implements vscode.TextDocumentContentProvider {
     });
     const document = await vscode.workspace.openTextDocument(uri);
     assert.equal(document.languageId, 'json', 'the control document is JSON');
-    await reported;
-    return uri;
+    await vscode.window.showTextDocument(document, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+    try {
+      await reported;
+      assert.match(describeDiagnostics(vscode.languages.getDiagnostics(uri)), /[Cc]omment/, 'the control document got the comment error');
+    } finally {
+      const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString());
+      await vscode.window.tabGroups.close(tabs);
+    }
   }
 }
 
@@ -152,8 +160,7 @@ async function assertNoProblemsOn(uris: readonly vscode.Uri[], control: ControlD
     }
   });
   try {
-    const controlUri = await control.validated();
-    assert.match(describeDiagnostics(vscode.languages.getDiagnostics(controlUri)), /[Cc]omment/, 'the control document got the comment error');
+    await control.validated();
     const windowEnd = Date.now() + windowMs;
     await pollUntil(() => reported.length > 0 || Date.now() >= windowEnd, windowMs + 1000, 'the watch window to pass');
     for (const uri of uris) {

@@ -92,16 +92,16 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
             const tree = (seen = await treeRows(rows));
             const server = tree.find((row) => row.text === SERVER);
             const tool = tree.find((row) => row.text.startsWith(`${TOOL} `) && row.level === (server?.level ?? 0) + 1);
-            const stale = tree.find((row) => /^fnv1a64:[0-9a-f]{8}…\s+stale · \d+$/.test(row.text) && row.level === (tool?.level ?? 0) + 1);
+            const stale = tree.find((row) => /^[0-9a-f]{8}…\s+stale · \d+$/.test(row.text) && row.level === (tool?.level ?? 0) + 1);
             if (!server || !tool || !stale) return false;
             state.staleLabel = stale.text.split(/\s/)[0];
             state.staleHash = /^(fnv1a64:[0-9a-f]{16}), /.exec(stale.aria ?? '')?.[1];
             return true;
           },
           stepTimeoutMs,
-          () => `rows "${SERVER}", "${TOOL} …" and "fnv1a64:…… stale · N" in the ${VIEW_NAME} tree; rows now: ${describeRows(seen)}`,
+          () => `rows "${SERVER}", "${TOOL} …" and "<8 hex>… stale · N" in the ${VIEW_NAME} tree; rows now: ${describeRows(seen)}`,
         );
-        if (!state.staleHash?.startsWith(state.staleLabel.slice(0, -1))) throw new Error(`the stale row's aria-label does not name its whole hash: ${JSON.stringify(seen.find((row) => row.text.startsWith(state.staleLabel)))}`);
+        if (!state.staleHash?.slice('fnv1a64:'.length).startsWith(state.staleLabel.slice(0, -1))) throw new Error(`the stale row's aria-label does not name its whole hash: ${JSON.stringify(seen.find((row) => row.text.startsWith(state.staleLabel)))}`);
         log(`UI: ${seen.length} tree rows: ${describeRows(seen)}`);
         assertLabelsFit(seen, log);
       },
@@ -115,10 +115,11 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
         await until(
           async () => {
             const children = childrenOf((seen = await treeRows(rows)), state.staleLabel);
-            const executions = children?.filter((row) => /^exec_\S+\s+[\w-]+\/[\w-]+$/.test(row.text)) ?? [];
+            // "<id> <step> · <blueprint>" (step first: a cut row loses the blueprint, not the step).
+            const executions = children?.filter((row) => /^exec_\S+\s+[\w-]+ · [\w-]+$/.test(row.text)) ?? [];
             if (executions.length === 0 || executions.length !== children.length) return false;
             state.execution = executions[0].text.split(/\s/)[0];
-            [state.blueprint, state.step] = executions[0].text.split(/\s+/)[1].split('/');
+            [, state.step, state.blueprint] = /^\S+\s+([\w-]+) · ([\w-]+)$/.exec(executions[0].text);
             return true;
           },
           stepTimeoutMs,
@@ -198,7 +199,7 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
             const stale = seen.find((row) => row.text.startsWith(state.staleLabel));
             // A refreshed tree may fold the hash again: open it as a person would.
             if (stale?.expanded === 'false') await rows.filter({ hasText: state.staleLabel }).first().click();
-            return (childrenOf(seen, state.staleLabel) ?? []).some((row) => row.text.startsWith(`${executionId} shout-twice/shout-subject`));
+            return (childrenOf(seen, state.staleLabel) ?? []).some((row) => row.text.startsWith(`${executionId} shout-subject · shout-twice`));
           },
           stepTimeoutMs,
           () => `"${state.staleLabel} stale · ${before + 1}" and a row ${executionId} under it, without a refresh; rows now: ${describeRows(seen)}`,
@@ -288,6 +289,9 @@ function treeRows(rows) {
 function assertLabelsFit(tree, log) {
   const cut = tree.filter((row) => row.labelCut);
   if (cut.length > 0) throw new Error(`labels cut at a ${Math.round(tree[0]?.width ?? 0)} px wide side bar: ${describeRows(cut)}`);
+  // A hash row's status and count are what the view is for: they must not be cut either.
+  const statusCut = tree.filter((row) => row.descriptionCut && /^[0-9a-f]{8}… /.test(row.text));
+  if (statusCut.length > 0) throw new Error(`hash statuses cut at a ${Math.round(tree[0]?.width ?? 0)} px wide side bar: ${describeRows(statusCut)}`);
   const shortened = tree.filter((row) => row.descriptionCut);
   log(`UI: ${tree.length} rows in ${Math.round(tree[0]?.width ?? 0)} px, no label cut; ${shortened.length === 0 ? 'no description cut either' : `descriptions ending in an ellipsis: ${describeRows(shortened)}`}`);
 }
