@@ -7,7 +7,7 @@
  * Rows stay short enough for the default side bar width: a label names the thing (server, tool,
  * hash, execution id; long hashes and ids are shortened), the description holds a few words
  * (status and count, step and blueprint), and the tooltip holds everything (full hashes, blueprint, time,
- * log line). The stale filter is named in the view's title and description, and when it hides every hash a
+ * log line). The stale filter is named in the view's description and a message above the tree, and when it hides every hash a
  * message row says so instead of the "no logs" welcome.
  */
 import * as vscode from 'vscode';
@@ -42,8 +42,8 @@ const STATUS_LABEL: Record<string, string> = { 'pinned+live': 'pinned · live', 
 
 /** The view's description while the stale filter is on. */
 export const STALE_ONLY_DESCRIPTION = 'stale only';
-/** The view's name in package.json (contributes.views). */
-const VIEW_TITLE = 'Dispatch History';
+/** Shown above the tree while the stale filter is on. */
+export const STALE_ONLY_MESSAGE = 'Showing stale hashes only: those the server no longer serves.';
 
 /**
  * A hash shortened for a row: its first 8 hex digits, then "…". Schema hashes (`fnv1a64:`, all a
@@ -217,9 +217,10 @@ export function registerDispatchHistoryView(context: vscode.ExtensionContext, cl
   void vscode.commands.executeCommand('setContext', STALE_CONTEXT, false);
   const setStaleOnly = async (value: boolean): Promise<void> => {
     provider.staleOnly = value;
-    // The description shows in a pane header; a container with this one view shows only the title.
+    // The description shows in a pane header; a container with this one view shows only a title,
+    // cut short beside the title actions. The message shows above the tree, whatever the layout.
     view.description = value ? STALE_ONLY_DESCRIPTION : undefined;
-    view.title = value ? `${VIEW_TITLE} (${STALE_ONLY_DESCRIPTION})` : VIEW_TITLE;
+    view.message = value ? STALE_ONLY_MESSAGE : undefined;
     await vscode.commands.executeCommand('setContext', STALE_CONTEXT, value);
     provider.refresh();
   };

@@ -18,6 +18,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const VIEW_NAME = 'Dispatch History';
+/** client/src/dispatchHistoryView.ts STALE_ONLY_MESSAGE. */
+const STALE_ONLY_MESSAGE = 'Showing stale hashes only: those the server no longer serves.';
 /** The fixture log (workspace-relative). */
 const LOG = 'history/runs.events.jsonl';
 const SERVER = 'demo';
@@ -209,19 +211,23 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
     ],
     [
       'filter',
-      'the stale filter (view title action) is named in the view\'s title, and "Show All Hashes" turns it off again',
+      'the stale filter (view title action) is named above the tree, and "Show All Hashes" turns it off again',
       async () => {
-        const header = sidebar.locator('.composite.title, .pane-header', { hasText: new RegExp(VIEW_NAME, 'i') }).first();
+        const message = sidebar.getByText(STALE_ONLY_MESSAGE);
+        if (await message.first().isVisible()) throw new Error('the stale-only message shows before the filter is on');
         await sidebar.hover();
         await sidebar.locator('.action-label[aria-label^="Show Stale Hashes Only"]').first().click();
-        await until(async () => /stale only/.test(await header.innerText()), stepTimeoutMs, () => `"stale only" in the view's title`);
-        log(`UI: with the filter the title reads "${(await header.innerText()).replace(/\s+/g, ' ').trim()}"`);
+        await message.first().waitFor({ state: 'visible', timeout: stepTimeoutMs });
+        const box = await message.first().boundingBox();
+        const tree = await sidebar.locator('.monaco-list').first().boundingBox();
+        if (!box || !tree || box.y >= tree.y) throw new Error(`the message is not above the tree: message ${JSON.stringify(box)}, tree ${JSON.stringify(tree)}`);
+        log(`UI: with the filter on, "${STALE_ONLY_MESSAGE}" shows above the tree`);
         let seen = [];
         await until(async () => (seen = await treeRows(rows)).length > 0 && seen.every((row) => !/pinned · live|^fnv1a64:\S+ live · /.test(row.text)), stepTimeoutMs, () => `only stale hashes in the tree; rows now: ${describeRows(seen)}`);
         await shot('filter-on');
         await sidebar.hover();
         await sidebar.locator('.action-label[aria-label^="Show All Hashes"]').first().click();
-        await until(async () => !/stale only/.test(await header.innerText()), stepTimeoutMs, () => `the title without "stale only"`);
+        await message.first().waitFor({ state: 'hidden', timeout: stepTimeoutMs });
       },
     ],
   ];
