@@ -109,3 +109,64 @@ describe('status and code lenses follow the published diagnostics', () => {
     await waitFor('a status with the disk copy\'s 2 drifted pins', () => statuses.slice(statusesBefore).some(({ status }) => status.pins.drifted === 2));
   });
 });
+
+describe('editing a connector re-checks the blueprints of its folder, and the status follows', () => {
+  let server: TestServer;
+  let workspace: string;
+  const statuses: StatusParams[] = [];
+
+  before(async () => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-status-connector-'));
+    server = await startTestServer({ rootUri: `file://${workspace}` });
+    server.connection.onNotification('toolpin/status', (status: StatusParams) => {
+      statuses.push(status);
+    });
+  });
+
+  after(async () => {
+    await server.stop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  test('a blueprint naming a server only a connector defines: fixing the connector\'s name clears TP406 there', async () => {
+    const connector = (name: string) => `{
+  "name": "${name}",
+  "provider": "mcp",
+  "providerConfig": {
+    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(fixtureServer)}, "--stdio"] },
+    "toolsSnapshot": {}
+  }
+}
+`;
+    const connectorUri = `file://${path.join(workspace, 'demo.connector.jsonc')}`;
+    const blueprintUri = `file://${path.join(workspace, 'shout.blueprint.jsonc')}`;
+    const blueprintText = `{\n  "blueprint": "shout",\n  "formatVersion": 1,\n  "steps": [\n${step('one', REFERENCE).replace('"server": "demo"', '"server": "demo_tools"')}\n  ]\n}\n`;
+    writeFileSync(path.join(workspace, 'demo.connector.jsonc'), connector('demo_toolz'));
+    writeFileSync(path.join(workspace, 'shout.blueprint.jsonc'), blueprintText);
+    server.open(connectorUri, connector('demo_toolz'));
+    server.open(blueprintUri, blueprintText);
+    await server.diagnostics(blueprintUri, (params) => params.diagnostics.some((diagnostic) => diagnostic.code === 'TP406'), 20_000);
+
+    // Only the connector is edited; the blueprint's text stays as it is.
+    const publishedBefore = server.published.length;
+    server.change(connectorUri, 2, [{ range: { start: { line: 1, character: 11 }, end: { line: 1, character: 21 } }, text: 'demo_tools' }]);
+    await waitFor(
+      'the blueprint published again without TP406, its pin verified against the connector\'s server',
+      () => server.published.slice(publishedBefore).some((params) => params.uri === blueprintUri && !params.diagnostics.some((diagnostic) => diagnostic.code === 'TP406')),
+      20_000,
+    );
+    await waitFor('a status counting the verified pin', () => statuses.some((status) => status.pins.verified === 1 && status.servers.some((entry) => entry.name === 'demo_tools' && entry.state === 'listed')), 20_000);
+
+    // Breaking the name again needs no listing at all: the blueprint is re-checked because its
+    // folder's connector changed, and its pin is no longer verified.
+    const publishedAfterFix = server.published.length;
+    const statusesAfterFix = statuses.length;
+    server.change(connectorUri, 3, [{ range: { start: { line: 1, character: 11 }, end: { line: 1, character: 21 } }, text: 'demo_toolz' }]);
+    await waitFor(
+      'the blueprint published again with TP406',
+      () => server.published.slice(publishedAfterFix).some((params) => params.uri === blueprintUri && params.diagnostics.some((diagnostic) => diagnostic.code === 'TP406')),
+      10_000,
+    );
+    await waitFor('a status with no verified pin', () => statuses.slice(statusesAfterFix).some((status) => status.pins.verified === 0));
+  });
+});
