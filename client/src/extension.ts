@@ -6,8 +6,8 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { followHistoryChanges, registerDispatchHistoryView } from './dispatchHistoryView';
 import { createLanguageClient } from './languageClient';
-import { REVIEW_SCHEME, ReviewContentProvider } from './review';
-import { registerStatusBar } from './statusBar';
+import { modalPrompts, REVIEW_SCHEME, type RepinConfirmation, ReviewContentProvider, type ReviewPrompts } from './review';
+import { registerStatusBar, type StatusBarState } from './statusBar';
 
 let client: LanguageClient | undefined;
 
@@ -15,6 +15,15 @@ let client: LanguageClient | undefined;
 export interface ToolpinApi {
   /** The running language client, for custom requests (`toolpin/pinDetails`, `toolpin/repin`, …). */
   readonly client: LanguageClient | undefined;
+  /** Fires after "Review and Re-pin…" wrote a pin and showed its confirmation. */
+  readonly onDidRepin: vscode.Event<RepinConfirmation>;
+  /** What the status bar item shows now and the items its quick pick would list. */
+  statusBar(): StatusBarState | undefined;
+  /**
+   * Replaces how a review asks before re-pinning (undefined: VS Code's modal dialog again). For
+   * in-host tests, which cannot click a modal dialog.
+   */
+  setReviewPrompts(prompts: ReviewPrompts | undefined): void;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ToolpinApi> {
@@ -25,12 +34,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<Toolpi
   registerCommands({ extension: context, outputChannel, client: () => client, review });
   const history = registerDispatchHistoryView(context, () => client);
   client = createLanguageClient(context, outputChannel);
-  registerStatusBar(context, client);
+  const statusBar = registerStatusBar(context, client);
   followHistoryChanges(client, history);
   await client.start();
   return {
     get client() {
       return client;
+    },
+    onDidRepin: review.onDidRepin,
+    statusBar,
+    setReviewPrompts: (prompts) => {
+      review.prompts = prompts ?? modalPrompts;
     },
   };
 }

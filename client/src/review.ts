@@ -1,19 +1,51 @@
 /**
  * "Review and re-pin…" and "Compare Pinned and Live": a diff editor of the pinned content (from
  * the pin store) and the live content, then — for review — a modal confirmation, and a re-pin the
- * server applies only if the live hash is still the one shown.
+ * server applies only if the live hash is still the one shown. After a re-pin the diff editor is
+ * closed and an information message says what was written.
+ *
+ * The two sides are read-only virtual documents (scheme `toolpin-review`) in the language
+ * `toolpin-review`: JSON with comments, highlighted like a blueprint, that no language server
+ * validates. (As `json` documents, VS Code's JSON validation reported the explanatory comments as
+ * errors, and a `$schema` key in a live schema would make it fetch and apply that schema.) Their
+ * paths have no extension, so VS Code never opens them as JSON even for a moment.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PinDetailsRequest, type PinDetails, RepinRequest } from '../../server/src/protocol';
 
 export const REVIEW_SCHEME = 'toolpin-review';
+export const REVIEW_LANGUAGE = 'toolpin-review';
+
+/** What a review re-pin wrote: the extension's API fires it after the confirmation is shown. */
+export interface RepinConfirmation {
+  readonly tool: string;
+  readonly server: string | null;
+  readonly pin: string;
+  /** The information message shown. */
+  readonly message: string;
+}
+
+/** The questions a review asks; the extension uses VS Code's modal dialog, in-host tests answer it. */
+export interface ReviewPrompts {
+  /** Resolves true only when the person chose "Re-pin". */
+  confirm(message: string, detail: string): Promise<boolean>;
+}
+
+export const modalPrompts: ReviewPrompts = {
+  confirm: async (message, detail) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Re-pin')) === 'Re-pin',
+};
 
 /** Serves the two sides of a review as read-only virtual documents. */
 export class ReviewContentProvider implements vscode.TextDocumentContentProvider {
   private readonly contents = new Map<string, string>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
+  private readonly repinned = new vscode.EventEmitter<RepinConfirmation>();
+  /** Fires after a review re-pin was applied and its confirmation shown. */
+  readonly onDidRepin = this.repinned.event;
+  /** How a review asks before re-pinning; replaceable for in-host tests only. */
+  prompts: ReviewPrompts = modalPrompts;
 
   set(uri: vscode.Uri, content: string): void {
     this.contents.set(uri.toString(), content);
@@ -23,18 +55,35 @@ export class ReviewContentProvider implements vscode.TextDocumentContentProvider
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.contents.get(uri.toString()) ?? '';
   }
+
+  /** Reports a re-pin (the caller has shown its message). */
+  didRepin(confirmation: RepinConfirmation): void {
+    this.repinned.fire(confirmation);
+  }
 }
 
-function sides(details: PinDetails, provider: ReviewContentProvider): { left: vscode.Uri; right: vscode.Uri } {
+/** The URIs of a pin's two review documents (stable per server, tool and hashes). */
+export function reviewUris(details: Pick<PinDetails, 'server' | 'tool' | 'pinned' | 'live'>): { left: vscode.Uri; right: vscode.Uri } {
   const base = `${details.server ?? 'server'}/${encodeURIComponent(details.tool)}`;
-  const left = vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${base}/pinned.json`, query: details.pinned ?? 'unpinned' });
-  const right = vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${base}/live.json`, query: details.live ?? 'not-served' });
+  return {
+    left: vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${base}/pinned`, query: details.pinned ?? 'unpinned' }),
+    right: vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${base}/live`, query: details.live ?? 'not-served' }),
+  };
+}
+
+async function sides(details: PinDetails, provider: ReviewContentProvider): Promise<{ left: vscode.Uri; right: vscode.Uri }> {
+  const { left, right } = reviewUris(details);
   provider.set(
     left,
     details.pinnedContent ??
       `// The pinned content of ${details.tool} (${details.pinned ?? 'no pin'}) is not in .toolpin/store:\n// the pin was written by hand or by another tool. Re-pinning with Toolpin records it,\n// so the next change shows a real diff.\n`,
   );
   provider.set(right, details.liveContent ?? `// ${details.tool} is not served by ${details.server ?? 'any configured server'} right now.\n`);
+  // Opened and given their language before the diff shows them, so no JSON validator sees them.
+  for (const uri of [left, right]) {
+    const document = await vscode.workspace.openTextDocument(uri);
+    if (document.languageId !== REVIEW_LANGUAGE) await vscode.languages.setTextDocumentLanguage(document, REVIEW_LANGUAGE);
+  }
   return { left, right };
 }
 
@@ -59,11 +108,19 @@ async function detailsAt(client: LanguageClient, uriArg: unknown, positionArg: u
   return found ?? undefined;
 }
 
+/** Closes every diff editor showing exactly these two review documents. */
+async function closeDiff(left: vscode.Uri, right: vscode.Uri): Promise<void> {
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((group) => group.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.original.toString() === left.toString() && tab.input.modified.toString() === right.toString());
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
+}
+
 /** Opens the pinned ↔ live diff of the pin at a position; returns the details shown. */
 export async function comparePinnedAndLive(client: LanguageClient, provider: ReviewContentProvider, uriArg?: unknown, positionArg?: unknown): Promise<PinDetails | undefined> {
   const found = await detailsAt(client, uriArg, positionArg);
   if (!found) return undefined;
-  const { left, right } = sides(found, provider);
+  const { left, right } = await sides(found, provider);
   const title = `${found.tool}: pinned ${found.pinned ?? '—'} ↔ live ${found.live ?? '—'}`;
   await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
   return found;
@@ -76,8 +133,8 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
   const shown = await comparePinnedAndLive(client, provider, at.uri, at.position);
   if (!shown?.live) return 'cancelled';
   const detail = [`Pinned: ${shown.pinned ?? '—'}`, `Live:   ${shown.live}`, shown.change ? `What changed: ${shown.change}` : 'What changed: unknown (the pinned content is not in the store)'].join('\n');
-  const choice = await vscode.window.showWarningMessage(`Re-pin "${shown.tool}" on ${shown.server ?? 'its server'} to the reviewed live hash?`, { modal: true, detail }, 'Re-pin');
-  if (choice !== 'Re-pin') return 'cancelled';
+  const approved = await provider.prompts.confirm(`Re-pin "${shown.tool}" on ${shown.server ?? 'its server'} to the reviewed live hash?`, detail);
+  if (!approved) return 'cancelled';
   const result = await client.sendRequest(RepinRequest, { uri: at.uri.toString(), position: { line: at.position.line, character: at.position.character }, expectedLive: shown.live });
   if (!result.applied) {
     void vscode.window.showErrorMessage(`Toolpin did not re-pin: ${result.reason}`);
@@ -85,7 +142,16 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
   }
   const edit = await client.protocol2CodeConverter.asWorkspaceEdit(result.edit);
   // As a refactoring, like a quick fix: VS Code saves the files it touched (the store entry too).
-  await vscode.workspace.applyEdit(edit, { isRefactoring: true });
+  if (!(await vscode.workspace.applyEdit(edit, { isRefactoring: true }))) {
+    void vscode.window.showErrorMessage(`Toolpin did not re-pin "${shown.tool}": the editor refused the edit.`);
+    return 'refused';
+  }
+  // The review is over: its diff goes, and a message says what was written where.
+  const { left, right } = reviewUris(shown);
+  await closeDiff(left, right);
+  const message = `Toolpin: re-pinned "${shown.tool}"${shown.server ? ` on ${shown.server}` : ''} to ${shown.live} in ${vscode.workspace.asRelativePath(at.uri)}.`;
+  void vscode.window.showInformationMessage(message);
+  provider.didRepin({ tool: shown.tool, server: shown.server, pin: shown.live, message });
   return 'applied';
 }
 
@@ -93,7 +159,7 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
 export async function showLiveTool(client: LanguageClient, provider: ReviewContentProvider, uriArg?: unknown, positionArg?: unknown): Promise<PinDetails | undefined> {
   const found = await detailsAt(client, uriArg, positionArg);
   if (!found) return undefined;
-  const { right } = sides(found, provider);
+  const { right } = await sides(found, provider);
   await vscode.window.showTextDocument(right, { preview: true });
   return found;
 }

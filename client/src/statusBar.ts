@@ -2,6 +2,10 @@
  * The status bar item: servers reachable / unreachable and pins drifted, from the server's
  * `toolpin/status`. Clicking it opens a quick pick of the problems (drifted and missing pins,
  * unreachable servers); choosing one opens its location.
+ *
+ * The server derives the counts from the diagnostics it published (server/src/features/status.ts),
+ * so the text follows the Problems panel within a fraction of a second of every change; the quick
+ * pick reads `vscode.languages.getDiagnostics()` when it opens.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
@@ -24,7 +28,34 @@ export function statusText(status: StatusParams): { text: string; tooltip: strin
   return { text: parts.join('  '), tooltip, warning: broken > 0 || unreachable > 0 };
 }
 
-export function registerStatusBar(context: vscode.ExtensionContext, client: LanguageClient): void {
+type ProblemItem = vscode.QuickPickItem & { uri?: vscode.Uri; range?: vscode.Range };
+
+/** The quick pick's items: Toolpin's errors and warnings as published now, then unreachable servers. */
+export function problemItems(status: StatusParams | undefined): ProblemItem[] {
+  const items: ProblemItem[] = [];
+  for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+    for (const diagnostic of diagnostics) {
+      if (diagnostic.source !== 'toolpin' || diagnostic.severity > vscode.DiagnosticSeverity.Warning) continue;
+      items.push({ label: `$(${diagnostic.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning'}) ${String(typeof diagnostic.code === 'object' ? diagnostic.code.value : diagnostic.code)}`, description: vscode.workspace.asRelativePath(uri), detail: diagnostic.message, uri, range: diagnostic.range });
+    }
+  }
+  for (const server of status?.servers ?? []) {
+    if (server.state === 'unavailable') items.push({ label: `$(debug-disconnect) ${server.name}`, description: 'cannot list tools', detail: server.message ?? '' });
+  }
+  if (items.length === 0) items.push({ label: '$(check) No drifted or missing pins, and every server was listed' });
+  return items;
+}
+
+/** What the status bar shows now, for the extension's API (in-host tests read it). */
+export interface StatusBarState {
+  readonly text: string;
+  readonly tooltip: string;
+  readonly status: StatusParams | undefined;
+  /** The items the quick pick would show if opened now. */
+  items(): vscode.QuickPickItem[];
+}
+
+export function registerStatusBar(context: vscode.ExtensionContext, client: LanguageClient): () => StatusBarState {
   const item = vscode.window.createStatusBarItem('toolpin.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'Toolpin';
   item.command = SHOW_PROBLEMS_COMMAND;
@@ -50,20 +81,9 @@ export function registerStatusBar(context: vscode.ExtensionContext, client: Lang
   });
   context.subscriptions.push(
     vscode.commands.registerCommand(SHOW_PROBLEMS_COMMAND, async () => {
-      type Item = vscode.QuickPickItem & { uri?: vscode.Uri; range?: vscode.Range };
-      const items: Item[] = [];
-      for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
-        for (const diagnostic of diagnostics) {
-          if (diagnostic.source !== 'toolpin' || diagnostic.severity > vscode.DiagnosticSeverity.Warning) continue;
-          items.push({ label: `$(${diagnostic.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning'}) ${String(typeof diagnostic.code === 'object' ? diagnostic.code.value : diagnostic.code)}`, description: vscode.workspace.asRelativePath(uri), detail: diagnostic.message, uri, range: diagnostic.range });
-        }
-      }
-      for (const server of last?.servers ?? []) {
-        if (server.state === 'unavailable') items.push({ label: `$(debug-disconnect) ${server.name}`, description: 'cannot list tools', detail: server.message ?? '' });
-      }
-      if (items.length === 0) items.push({ label: '$(check) No drifted or missing pins, and every server was listed' });
-      const picked = await vscode.window.showQuickPick(items, { title: 'Toolpin problems', matchOnDetail: true });
+      const picked = await vscode.window.showQuickPick(problemItems(last), { title: 'Toolpin problems', matchOnDetail: true });
       if (picked?.uri) await vscode.window.showTextDocument(picked.uri, { selection: picked.range });
     }),
   );
+  return () => ({ text: item.text, tooltip: typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? ''), status: last, items: () => problemItems(last) });
 }

@@ -109,6 +109,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let canReview = false;
   // Completion items put the cursor before a comma they add only where the client expands snippets.
   let completionSnippets = false;
+  let canRefreshCodeLens = false;
   let folders: string[] = [];
 
   const redactor = new Redactor();
@@ -167,6 +168,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     workspace.announceFolders(folders);
     const experimental = (params.capabilities.experimental ?? {}) as { toolpinCredentials?: boolean; toolpinReview?: boolean };
     canReview = experimental.toolpinReview === true;
+    canRefreshCodeLens = params.capabilities.workspace?.codeLens?.refreshSupport === true;
     if (experimental.toolpinCredentials) {
       editorCredentials = {
         resolve: async (name) => {
@@ -197,9 +199,9 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles, canReview }));
   registerHover(connection, documents, workspace, runtime.now);
   registerCompletion(connection, documents, workspace, () => ({ snippets: completionSnippets }));
-  registerCodeLens(connection, documents, workspace, runtime.now);
+  registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, clearTimeout: runtime.clearTimeout, canRefresh: () => canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
-  const status = registerStatus(connection, workspace, runtime);
+  const status = registerStatus(connection, workspace, diagnostics, runtime);
   const history = registerHistory(connection, workspace, () => settings);
   workspace.onDidChange(() => history.listingsChanged());
 

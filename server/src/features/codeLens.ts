@@ -2,8 +2,14 @@
  * A code lens per blueprint and per connector instance: "N pins · M drifted · verified 2 min ago",
  * with "Re-pin all" (when something drifted) and "Refresh". The commands are the client's
  * (`toolpin.repinFile`, `toolpin.refresh`); other editors can ignore them.
+ *
+ * Lenses are computed when the editor asks, from the same verification the diagnostics use. The
+ * editor asks again on its own only after an edit of that document, so after every publication
+ * (a listing arrived, another document changed what this one sees) the server sends
+ * `workspace/codeLens/refresh` when the client supports it: the lenses then follow the Problems
+ * panel within one short debounce.
  */
-import type { CodeLens, Connection, TextDocuments } from 'vscode-languageserver';
+import { type CodeLens, CodeLensRefreshRequest, type Connection, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { BlueprintModel } from '../core/blueprint';
 import type { ConnectorModel } from '../core/connector';
@@ -13,8 +19,30 @@ import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { runSafe } from '../util/runSafe';
 import { spanToRange } from '../util/toLsp';
 import { uriToPath } from '../util/uris';
+import type { DiagnosticsFeature } from './diagnostics';
 
-export function registerCodeLens(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, now: () => number): void {
+/** Publications of one burst ask the editor for fresh lenses once. */
+export const CODE_LENS_REFRESH_DEBOUNCE_MS = 50;
+
+export interface CodeLensOptions {
+  readonly now: () => number;
+  readonly setTimeout: (callback: () => void, milliseconds: number) => unknown;
+  readonly clearTimeout: (handle: unknown) => void;
+  /** Whether the client announced `workspace.codeLens.refreshSupport`. */
+  readonly canRefresh: () => boolean;
+}
+
+export function registerCodeLens(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, diagnostics: DiagnosticsFeature, options: CodeLensOptions): void {
+  const { now } = options;
+  let timer: unknown;
+  diagnostics.onDidPublish(() => {
+    if (!options.canRefresh()) return;
+    if (timer !== undefined) options.clearTimeout(timer);
+    timer = options.setTimeout(() => {
+      timer = undefined;
+      connection.sendRequest(CodeLensRefreshRequest.type).catch((error: unknown) => connection.console.warn(`toolpin: code lens refresh failed: ${String(error)}`));
+    }, CODE_LENS_REFRESH_DEBOUNCE_MS);
+  });
   connection.onCodeLens((params, token) =>
     runSafe<CodeLens[]>(connection.console, 'codeLens', token, [], async () => {
       const document = documents.get(params.textDocument.uri);

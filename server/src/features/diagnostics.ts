@@ -7,18 +7,34 @@
  * one slow server never delays or hides the findings of the others); a result computed for an
  * older version is dropped; documents that are not open are published from the disk when the
  * workspace scan is on; a closed document that is not scanned is cleared.
+ *
+ * Every publication also records the pin counts it was computed from (`published()`), and
+ * `onDidPublish` listeners hear of it: status displays and code lenses follow the diagnostics the
+ * editor shows, not a separate computation that could lag behind them. Editing a connector in an
+ * editor re-checks the other documents of its folder, whose servers it may define.
  */
 import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { documentKindOf } from '../core/documents';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
-import type { ToolpinSettings } from '../protocol';
+import type { StatusParams, ToolpinSettings } from '../protocol';
 import type { ServerRuntime } from '../runtime';
 import { runSafe } from '../util/runSafe';
 import { problemToDiagnostic } from '../util/toLsp';
 import { pathToUri, uriToPath } from '../util/uris';
 
+/** The pin verdicts behind one document's published diagnostics, counted by state. */
+export type PinCounts = StatusParams['pins'];
+
+export function emptyPinCounts(): PinCounts {
+  return { verified: 0, drifted: 0, missing: 0, ambiguous: 0, cannotVerify: 0 };
+}
+
 export interface DiagnosticsFeature {
+  /** The pin counts of every document whose diagnostics are currently published, by URI. */
+  published(): ReadonlyMap<string, PinCounts>;
+  /** Called after every publication (a document's diagnostics set, changed or cleared). */
+  onDidPublish(listener: (uri: string) => void): void;
   /** Re-checks every known document soon, e.g. after a settings change. */
   revalidateAll(): void;
   /** Re-checks the given documents (paths) soon. */
@@ -35,6 +51,14 @@ export function registerDiagnostics(
   const pending = new Map<string, unknown>();
   /** URIs that currently show diagnostics, so that dropping a document clears them. */
   const shown = new Set<string>();
+  /** Pin counts per published URI; a document published with no diagnostics is still counted. */
+  const counts = new Map<string, PinCounts>();
+  const listeners: Array<(uri: string) => void> = [];
+  /** Open connectors edited since their last check: once checked, their folder is checked again. */
+  const editedConnectors = new Set<string>();
+  const announce = (uri: string): void => {
+    for (const listener of listeners) listener(uri);
+  };
 
   const publish = async (uri: string): Promise<void> => {
     pending.delete(uri);
@@ -45,15 +69,25 @@ export function registerDiagnostics(
     const text = open ? open.getText() : workspace.text(file);
     const scanned = !open && settings().workspaceScan.enable && text !== undefined;
     if (!open && !scanned) {
+      const hadCounts = counts.delete(uri);
       if (shown.delete(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
+      if (hadCounts) announce(uri);
       return;
     }
+    const pins = emptyPinCounts();
     const diagnostics = await runSafe<Diagnostic[]>(connection.console, `checking ${uri}`, undefined, [], async () => {
       if (open) workspace.setOpenDocument(file, text!);
       if (!settings().validate.enable) return [];
       const analysis = workspace.analysis(file);
       if (!analysis) return [];
       const verification = await workspace.verification(file);
+      for (const verdict of verification.verdicts) {
+        if (verdict.state === 'verified') pins.verified++;
+        else if (verdict.state === 'drifted') pins.drifted++;
+        else if (verdict.state === 'missing') pins.missing++;
+        else if (verdict.state === 'ambiguous') pins.ambiguous++;
+        else pins.cannotVerify++;
+      }
       const document = open ?? TextDocument.create(uri, 'jsonc', 0, text!);
       return [...analysis.problems, ...verification.problems]
         .sort((a, b) => a.span.offset - b.span.offset)
@@ -64,7 +98,14 @@ export function registerDiagnostics(
     if (open && documents.get(uri)?.version !== version) return;
     if (diagnostics.length > 0) shown.add(uri);
     else shown.delete(uri);
+    counts.set(uri, pins);
     void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics });
+    announce(uri);
+    // The edited connector's servers serve the blueprints of its folder: their verdicts may change.
+    if (editedConnectors.delete(uri)) {
+      const folder = workspace.folderOf(file);
+      for (const other of workspace.paths()) if (other !== file && workspace.folderOf(other) === folder) schedule(pathToUri(other), 0);
+    }
   };
 
   const publishSafely = (uri: string): void => {
@@ -78,7 +119,10 @@ export function registerDiagnostics(
   };
 
   documents.onDidOpen((event) => publishSafely(event.document.uri));
-  documents.onDidChangeContent((event) => schedule(event.document.uri, settings().validate.debounceMs));
+  documents.onDidChangeContent((event) => {
+    if (documentKindOf(uriToPath(event.document.uri)) === 'connector') editedConnectors.add(event.document.uri);
+    schedule(event.document.uri, settings().validate.debounceMs);
+  });
   documents.onDidClose((event) => {
     const existing = pending.get(event.document.uri);
     if (existing !== undefined) runtime.clearTimeout(existing);
@@ -92,6 +136,8 @@ export function registerDiagnostics(
   });
 
   return {
+    published: () => counts,
+    onDidPublish: (listener) => void listeners.push(listener),
     revalidateAll: () => {
       for (const file of workspace.paths()) schedule(pathToUri(file), 0);
       for (const document of documents.all()) schedule(document.uri, 0);

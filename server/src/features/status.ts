@@ -1,25 +1,37 @@
 /**
  * The workspace status for status displays: every server's state and the pin counts of all
- * documents, sent as `toolpin/status` whenever results may have changed (debounced).
+ * documents, sent as `toolpin/status` whenever results may have changed.
+ *
+ * Contract: the pin counts are the sums of what the diagnostics feature last published (see
+ * `DiagnosticsFeature.published`), so a status display never disagrees with the Problems panel for
+ * longer than one short debounce after a publication; an edit that fixes a pin, a revalidation
+ * after a listing arrives and a closed document all publish, and so all reach the status.
  */
 import type { Connection } from 'vscode-languageserver';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { type ServerStatus, StatusNotification, type StatusParams } from '../protocol';
 import type { ServerRuntime } from '../runtime';
 import { runSafe } from '../util/runSafe';
+import { type DiagnosticsFeature, emptyPinCounts, type PinCounts } from './diagnostics';
 
-export async function computeStatus(workspace: LiveWorkspace): Promise<StatusParams> {
-  const pins = { verified: 0, drifted: 0, missing: 0, ambiguous: 0, cannotVerify: 0 };
+/**
+ * Coalesces the publications of one burst (a revalidation publishes every document within a few
+ * milliseconds) into one notification, well inside the second a display may lag.
+ */
+export const STATUS_DEBOUNCE_MS = 50;
+
+/** The status from the published pin counts and the servers of the workspace's documents. */
+export async function computeStatus(workspace: LiveWorkspace, published: ReadonlyMap<string, PinCounts>): Promise<StatusParams> {
+  const pins = emptyPinCounts();
+  for (const counts of published.values()) {
+    pins.verified += counts.verified;
+    pins.drifted += counts.drifted;
+    pins.missing += counts.missing;
+    pins.ambiguous += counts.ambiguous;
+    pins.cannotVerify += counts.cannotVerify;
+  }
   const servers = new Map<string, ServerStatus>();
   for (const file of workspace.paths()) {
-    const verification = await workspace.verification(file);
-    for (const verdict of verification.verdicts) {
-      if (verdict.state === 'verified') pins.verified++;
-      else if (verdict.state === 'drifted') pins.drifted++;
-      else if (verdict.state === 'missing') pins.missing++;
-      else if (verdict.state === 'ambiguous') pins.ambiguous++;
-      else pins.cannotVerify++;
-    }
     for (const { definition, listing } of await workspace.servers(file)) {
       if (servers.has(definition.name)) continue;
       servers.set(definition.name, {
@@ -34,12 +46,12 @@ export async function computeStatus(workspace: LiveWorkspace): Promise<StatusPar
   return { servers: [...servers.values()].sort((a, b) => a.name.localeCompare(b.name)), pins };
 }
 
-export function registerStatus(connection: Connection, workspace: LiveWorkspace, runtime: ServerRuntime): { schedule(): void } {
+export function registerStatus(connection: Connection, workspace: LiveWorkspace, diagnostics: DiagnosticsFeature, runtime: ServerRuntime): { schedule(): void } {
   let timer: unknown;
   let last = '';
   const send = async (): Promise<void> => {
     timer = undefined;
-    const status = await runSafe(connection.console, 'status', undefined, undefined, () => computeStatus(workspace));
+    const status = await runSafe(connection.console, 'status', undefined, undefined, () => computeStatus(workspace, diagnostics.published()));
     if (!status || !('pins' in status)) return;
     const text = JSON.stringify(status);
     if (text === last) return;
@@ -48,8 +60,10 @@ export function registerStatus(connection: Connection, workspace: LiveWorkspace,
   };
   const schedule = (): void => {
     if (timer !== undefined) runtime.clearTimeout(timer);
-    timer = runtime.setTimeout(() => void send(), 300);
+    timer = runtime.setTimeout(() => void send(), STATUS_DEBOUNCE_MS);
   };
+  // Listing changes alter the servers' states; publications alter the pin counts.
   workspace.onDidChange(() => schedule());
+  diagnostics.onDidPublish(() => schedule());
   return { schedule };
 }

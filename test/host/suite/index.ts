@@ -38,7 +38,8 @@ export function run(): Promise<void> {
   // ones see (drift.test moves the fixture server on): a fixed order, then any other file by name.
   // history.test runs after the files that move the server and re-pin (it reads the live hash from
   // the control file) and before untrusted.test, whose last test checks no server was ever started.
-  const order = ['extension.test.js', 'drift.test.js', 'commands.test.js', 'history.test.js', 'untrusted.test.js'];
+  // agreement.test re-pins its own fixture only; it runs after the files that move the server.
+  const order = ['extension.test.js', 'drift.test.js', 'commands.test.js', 'agreement.test.js', 'history.test.js', 'untrusted.test.js'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   const files = fs
     .readdirSync(__dirname)

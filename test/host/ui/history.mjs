@@ -2,7 +2,8 @@
 // playwright-core), the way a person would: click the "Toolpin" activity-bar item, see the tree
 // (server "demo", tool "echo_upper", a hash marked "stale"), expand the stale hash, click one of its
 // executions and land in the blueprint with the step's id selected; then an event appended to the
-// log (the runtime writing) appears in the tree with no click at all. A screenshot after every step
+// log (the runtime writing) appears in the tree with no click at all; the stale filter is named in
+// the view's title. At the default side bar width no row's label is cut. A screenshot after every step
 // (ui-history-<step>.png) and on failure (ui-history-failure-<step>.png), in the results folder.
 //
 // Data: test/host/workspace/history/runs.events.jsonl (see test/host/suite/history.test.ts for
@@ -17,6 +18,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const VIEW_NAME = 'Dispatch History';
+/** client/src/dispatchHistoryView.ts STALE_ONLY_MESSAGE. */
+const STALE_ONLY_MESSAGE = 'Showing stale hashes only: those the server no longer serves.';
 /** The fixture log (workspace-relative). */
 const LOG = 'history/runs.events.jsonl';
 const SERVER = 'demo';
@@ -57,7 +60,8 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
   const sidebar = page.locator('.part.sidebar');
   const rows = sidebar.locator('.monaco-list-row');
   const editor = page.locator('.part.editor .editor-instance .monaco-editor').first();
-  const state = { staleHash: undefined, execution: undefined, blueprint: undefined, step: undefined };
+  // staleHash: the whole hash (from the row's aria-label); staleLabel: the row's shortened label.
+  const state = { staleHash: undefined, staleLabel: undefined, execution: undefined, blueprint: undefined, step: undefined };
 
   const steps = [
     [
@@ -90,37 +94,42 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
             const tree = (seen = await treeRows(rows));
             const server = tree.find((row) => row.text === SERVER);
             const tool = tree.find((row) => row.text.startsWith(`${TOOL} `) && row.level === (server?.level ?? 0) + 1);
-            const stale = tree.find((row) => /^fnv1a64:[0-9a-f]{16}\s+stale · \d+ · last /.test(row.text) && row.level === (tool?.level ?? 0) + 1);
+            const stale = tree.find((row) => /^[0-9a-f]{8}…\s+stale · \d+$/.test(row.text) && row.level === (tool?.level ?? 0) + 1);
             if (!server || !tool || !stale) return false;
-            state.staleHash = stale.text.split(/\s/)[0];
+            state.staleLabel = stale.text.split(/\s/)[0];
+            state.staleHash = /^(fnv1a64:[0-9a-f]{16}), /.exec(stale.aria ?? '')?.[1];
             return true;
           },
           stepTimeoutMs,
-          () => `rows "${SERVER}", "${TOOL} …" and "fnv1a64:… stale · N · last …" in the ${VIEW_NAME} tree; rows now: ${describeRows(seen)}`,
+          () => `rows "${SERVER}", "${TOOL} …" and "<8 hex>… stale · N" in the ${VIEW_NAME} tree; rows now: ${describeRows(seen)}`,
         );
+        if (!state.staleHash?.slice('fnv1a64:'.length).startsWith(state.staleLabel.slice(0, -1))) throw new Error(`the stale row's aria-label does not name its whole hash: ${JSON.stringify(seen.find((row) => row.text.startsWith(state.staleLabel)))}`);
         log(`UI: ${seen.length} tree rows: ${describeRows(seen)}`);
+        assertLabelsFit(seen, log);
       },
     ],
     [
       'expand',
       'clicking the stale hash expands it: its executions appear, each with blueprint/step',
       async () => {
-        await rows.filter({ hasText: state.staleHash }).first().click();
+        await rows.filter({ hasText: state.staleLabel }).first().click();
         let seen = [];
         await until(
           async () => {
-            const children = childrenOf((seen = await treeRows(rows)), state.staleHash);
-            const executions = children?.filter((row) => /^exec_\S+\s+[\w-]+\/[\w-]+ · /.test(row.text)) ?? [];
+            const children = childrenOf((seen = await treeRows(rows)), state.staleLabel);
+            // "<id> <step> · <blueprint>" (step first: a cut row loses the blueprint, not the step).
+            const executions = children?.filter((row) => /^exec_\S+\s+[\w-]+ · [\w-]+$/.test(row.text)) ?? [];
             if (executions.length === 0 || executions.length !== children.length) return false;
             state.execution = executions[0].text.split(/\s/)[0];
-            [state.blueprint, state.step] = executions[0].text.split(/\s+/)[1].split('/');
+            [, state.step, state.blueprint] = /^\S+\s+([\w-]+) · ([\w-]+)$/.exec(executions[0].text);
             return true;
           },
           stepTimeoutMs,
           () => `execution rows under ${state.staleHash}; rows now: ${describeRows(seen)}`,
         );
-        const expanded = await rows.filter({ hasText: state.staleHash }).first().getAttribute('aria-expanded');
+        const expanded = await rows.filter({ hasText: state.staleLabel }).first().getAttribute('aria-expanded');
         if (expanded !== 'true') throw new Error(`the stale hash row has aria-expanded=${expanded}`);
+        assertLabelsFit(seen, log);
         log(`UI: ${state.staleHash} expanded; newest execution ${state.execution} (${state.blueprint}/${state.step})`);
       },
     ],
@@ -167,8 +176,8 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
       'an event appended to the log shows up in the tree by itself (the server polls the log and notifies the view)',
       async () => {
         const countOf = (tree) => {
-          const row = tree.find((candidate) => candidate.text.startsWith(`${state.staleHash} stale · `));
-          return row ? Number(/ stale · (\d+) · /.exec(row.text)?.[1]) : undefined;
+          const row = tree.find((candidate) => candidate.text.startsWith(`${state.staleLabel} stale · `));
+          return row ? Number(/ stale · (\d+)$/.exec(row.text)?.[1]) : undefined;
         };
         const before = countOf(await treeRows(rows));
         if (!Number.isInteger(before)) throw new Error(`no row for ${state.staleHash}: ${describeRows(await treeRows(rows))}`);
@@ -189,15 +198,36 @@ export async function runUiHistory({ page, url, workspaceDir, resultsDir, prefix
           async () => {
             seen = await treeRows(rows);
             if (countOf(seen) !== before + 1) return false;
-            const stale = seen.find((row) => row.text.startsWith(state.staleHash));
+            const stale = seen.find((row) => row.text.startsWith(state.staleLabel));
             // A refreshed tree may fold the hash again: open it as a person would.
-            if (stale?.expanded === 'false') await rows.filter({ hasText: state.staleHash }).first().click();
-            return (childrenOf(seen, state.staleHash) ?? []).some((row) => row.text.startsWith(`${executionId} shout-twice/shout-subject · `));
+            if (stale?.expanded === 'false') await rows.filter({ hasText: state.staleLabel }).first().click();
+            return (childrenOf(seen, state.staleLabel) ?? []).some((row) => row.text.startsWith(`${executionId} shout-subject · shout-twice`));
           },
           stepTimeoutMs,
-          () => `"${state.staleHash} stale · ${before + 1} · …" and a row ${executionId} under it, without a refresh; rows now: ${describeRows(seen)}`,
+          () => `"${state.staleLabel} stale · ${before + 1}" and a row ${executionId} under it, without a refresh; rows now: ${describeRows(seen)}`,
         );
         log(`UI: the tree showed ${executionId} (count ${before} → ${before + 1}) ${((Date.now() - t0) / 1000).toFixed(1)} s after the append`);
+      },
+    ],
+    [
+      'filter',
+      'the stale filter (view title action) is named above the tree, and "Show All Hashes" turns it off again',
+      async () => {
+        const message = sidebar.getByText(STALE_ONLY_MESSAGE);
+        if (await message.first().isVisible()) throw new Error('the stale-only message shows before the filter is on');
+        await sidebar.hover();
+        await sidebar.locator('.action-label[aria-label^="Show Stale Hashes Only"]').first().click();
+        await message.first().waitFor({ state: 'visible', timeout: stepTimeoutMs });
+        const box = await message.first().boundingBox();
+        const tree = await sidebar.locator('.monaco-list').first().boundingBox();
+        if (!box || !tree || box.y >= tree.y) throw new Error(`the message is not above the tree: message ${JSON.stringify(box)}, tree ${JSON.stringify(tree)}`);
+        log(`UI: with the filter on, "${STALE_ONLY_MESSAGE}" shows above the tree`);
+        let seen = [];
+        await until(async () => (seen = await treeRows(rows)).length > 0 && seen.every((row) => !/pinned · live|^fnv1a64:\S+ live · /.test(row.text)), stepTimeoutMs, () => `only stale hashes in the tree; rows now: ${describeRows(seen)}`);
+        await shot('filter-on');
+        await sidebar.hover();
+        await sidebar.locator('.action-label[aria-label^="Show All Hashes"]').first().click();
+        await message.first().waitFor({ state: 'hidden', timeout: stepTimeoutMs });
       },
     ],
   ];
@@ -241,11 +271,35 @@ function treeRows(rows) {
           .filter((part) => part.length > 0)
           .join(' '),
         level: Number(node.getAttribute('aria-level') ?? 0),
+        aria: node.getAttribute('aria-label'),
+        // Cut: the label's text runs past what the row shows (VS Code ends it with an ellipsis).
+        labelCut: (() => {
+          const name = node.querySelector('.label-name');
+          const box = node.querySelector('.monaco-icon-label-container') ?? node;
+          return name ? name.getBoundingClientRect().right > box.getBoundingClientRect().right + 0.5 || name.scrollWidth > name.clientWidth + 0.5 : false;
+        })(),
+        descriptionCut: (() => {
+          const description = node.querySelector('.label-description');
+          const box = node.querySelector('.monaco-icon-label-container') ?? node;
+          return description ? description.getBoundingClientRect().right > box.getBoundingClientRect().right + 0.5 : false;
+        })(),
+        width: node.getBoundingClientRect().width,
         expanded: node.getAttribute('aria-expanded'),
         top: node.getBoundingClientRect().top,
       }))
       .sort((a, b) => a.top - b.top),
   );
+}
+
+/** Throws when a row's label is cut at the current (default) side bar width; logs cut descriptions. */
+function assertLabelsFit(tree, log) {
+  const cut = tree.filter((row) => row.labelCut);
+  if (cut.length > 0) throw new Error(`labels cut at a ${Math.round(tree[0]?.width ?? 0)} px wide side bar: ${describeRows(cut)}`);
+  // A hash row's status and count are what the view is for: they must not be cut either.
+  const statusCut = tree.filter((row) => row.descriptionCut && /^[0-9a-f]{8}… /.test(row.text));
+  if (statusCut.length > 0) throw new Error(`hash statuses cut at a ${Math.round(tree[0]?.width ?? 0)} px wide side bar: ${describeRows(statusCut)}`);
+  const shortened = tree.filter((row) => row.descriptionCut);
+  log(`UI: ${tree.length} rows in ${Math.round(tree[0]?.width ?? 0)} px, no label cut; ${shortened.length === 0 ? 'no description cut either' : `descriptions ending in an ellipsis: ${describeRows(shortened)}`}`);
 }
 
 function describeRows(tree) {

@@ -153,9 +153,22 @@ export async function runUiSmoke({ page, url, resultsDir, prefix, log, stepTimeo
     ],
     [
       'cleared',
-      'the squiggle is gone once the pin is verified',
+      'the squiggle is gone once the pin is verified, and the code lens says "all verified"',
       async () => {
         await until(async () => (await editor.locator('.squiggly-error').count()) === 0, stepTimeoutMs, 'no .squiggly-error left in the editor');
+        // The code lens above the blueprint's name follows the diagnostics (the server asks the
+        // editor to refresh its lenses after each publication): no "drifted", no "Re-pin all".
+        const t0 = Date.now();
+        const lens = editor.locator('.codelens-decoration');
+        await until(
+          async () => {
+            const text = (await lens.allInnerTexts()).join(' | ');
+            return text.includes('1 pin · all verified') && !text.includes('drifted') && !text.includes('Re-pin all');
+          },
+          stepTimeoutMs,
+          async () => `the code lens to read "1 pin · all verified"; it reads "${(await lens.allInnerTexts()).join(' | ')}"`,
+        );
+        log(`UI: code lens "${(await lens.allInnerTexts()).join(' | ').replace(/\s+/g, ' ')}" ${((Date.now() - t0) / 1000).toFixed(1)} s after the squiggle went`);
       },
     ],
     [
@@ -271,7 +284,7 @@ async function until(condition, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${typeof what === 'function' ? await what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
