@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { ClearCacheRequest, RefreshRequest } from '../../server/src/protocol';
+import { ClearCacheRequest, RefreshRequest, RepinEditsRequest } from '../../server/src/protocol';
 import { credentialKey } from './languageClient';
 import { comparePinnedAndLive, type ReviewContentProvider, reviewAndRepin, showLiveTool } from './review';
 
@@ -18,24 +18,29 @@ export interface CommandContext {
 /** The extension version the example workspace copy was made from (globalState). */
 const EXAMPLE_VERSION_KEY = 'toolpin.exampleWorkspaceVersion';
 
-const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('toolpin');
+/** The re-pins of one file (re-pins only, no other fix) as a VS Code edit, and how many there are. */
+async function repinEditsOf(client: LanguageClient, uri: vscode.Uri): Promise<{ edit: vscode.WorkspaceEdit; repins: number } | undefined> {
+  // Opened first, so the server answers from the editor's text (and the file's language is known).
+  await vscode.workspace.openTextDocument(uri);
+  const result = await client.sendRequest(RepinEditsRequest, { uri: client.code2ProtocolConverter.asUri(uri) });
+  if (!result.edit || result.repins === 0) return undefined;
+  return { edit: await client.protocol2CodeConverter.asWorkspaceEdit(result.edit), repins: result.repins };
+}
 
-async function repinFile(uri: vscode.Uri): Promise<number> {
-  const document = await vscode.workspace.openTextDocument(uri);
-  const range = new vscode.Range(0, 0, document.lineCount, 0);
-  const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range, FIX_ALL_KIND.value)) ?? [];
-  const fixAll = actions.find((action) => action.kind?.value === FIX_ALL_KIND.value && action.edit);
-  if (!fixAll?.edit) return 0;
+async function repinFile(client: LanguageClient | undefined, uri: vscode.Uri): Promise<number> {
+  const found = client ? await repinEditsOf(client, uri) : undefined;
+  if (!found) return 0;
   // As a refactoring, like a quick fix: VS Code saves the files it touched (the store entries too).
-  await vscode.workspace.applyEdit(fixAll.edit, { isRefactoring: true });
-  return Number(/Re-pin all (\d+)/.exec(fixAll.title)?.[1] ?? 1);
+  await vscode.workspace.applyEdit(found.edit, { isRefactoring: true });
+  return found.repins;
 }
 
 /**
  * Re-pins everything drifted in the workspace as one edit that VS Code previews before applying
- * (every change needs confirmation), built from each file's fix-all code action.
+ * (every change needs confirmation), built from each file's re-pin edits.
  */
-async function repinWorkspace(): Promise<number> {
+async function repinWorkspace(client: LanguageClient | undefined): Promise<number> {
+  if (!client) return 0;
   const files = await vscode.workspace.findFiles('**/*.{blueprint,connector}.{json,jsonc}', '**/node_modules/**', 2000);
   const combined = new vscode.WorkspaceEdit();
   let count = 0;
@@ -43,14 +48,11 @@ async function repinWorkspace(): Promise<number> {
     for (const [index, uri] of files.entries()) {
       if (token.isCancellationRequested) return;
       progress.report({ message: vscode.workspace.asRelativePath(uri), increment: 100 / Math.max(files.length, 1) });
-      const document = await vscode.workspace.openTextDocument(uri);
-      const range = new vscode.Range(0, 0, document.lineCount, 0);
-      const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range, FIX_ALL_KIND.value)) ?? [];
-      const fixAll = actions.find((action) => action.kind?.value === FIX_ALL_KIND.value && action.edit);
-      if (!fixAll?.edit) continue;
-      count += Number(/Re-pin all (\d+)/.exec(fixAll.title)?.[1] ?? 1);
-      const label = { label: fixAll.title, description: vscode.workspace.asRelativePath(uri), needsConfirmation: true };
-      for (const [target, edits] of fixAll.edit.entries()) {
+      const found = await repinEditsOf(client, uri);
+      if (!found) continue;
+      count += found.repins;
+      const label = { label: `Re-pin ${found.repins} drifted pin${found.repins === 1 ? '' : 's'}`, description: vscode.workspace.asRelativePath(uri), needsConfirmation: true };
+      for (const [target, edits] of found.edit.entries()) {
         for (const edit of edits) combined.replace(target, edit.range, edit.newText, { ...label, label: `${index + 1}. ${vscode.workspace.asRelativePath(target)}` });
       }
     }
@@ -76,7 +78,7 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
       );
     },
 
-  'toolpin.repinWorkspace': () => () => repinWorkspace(),
+  'toolpin.repinWorkspace': ({ client }) => () => repinWorkspace(client()),
 
   'toolpin.showLiveTool':
     ({ client, review }) =>
@@ -93,10 +95,10 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
       void vscode.window.showInformationMessage('Toolpin: cached tool listings cleared.');
     },
 
-  'toolpin.repinFile': () => async (uri?: unknown) => {
+  'toolpin.repinFile': ({ client }) => async (uri?: unknown) => {
     const target = typeof uri === 'string' ? vscode.Uri.parse(uri) : uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
     if (!target) return 0;
-    const count = await repinFile(target);
+    const count = await repinFile(client(), target);
     if (count === 0) void vscode.window.showInformationMessage('Toolpin: nothing drifted in this file.');
     return count;
   },

@@ -73,6 +73,24 @@ export const RefreshRequest = new RequestType<{ servers?: string[] }, void, void
 /** Client → server: forget every cached listing, including the last good ones. */
 export const ClearCacheRequest = new RequestType0<void, void>('toolpin/clearCache');
 
+export interface RepinEditsParams {
+  readonly uri: string;
+}
+
+export interface RepinEditsResult {
+  /** Every re-pin of the document's drifted pins with their store entries; null when nothing drifted. */
+  readonly edit: WorkspaceEdit | null;
+  /** How many pins the edit re-pins. */
+  readonly repins: number;
+}
+
+/**
+ * Client → server: the re-pins of every drifted pin of one document, as one edit, for the
+ * "Re-pin All Drifted" commands. Unlike the fix-all code action, it holds re-pins only (no other
+ * fix) and says how many, so no client reads a count out of a title.
+ */
+export const RepinEditsRequest = new RequestType<RepinEditsParams, RepinEditsResult, void>('toolpin/repinEdits');
+
 /** One server's state, for status displays. */
 export interface ServerStatus {
   name: string;

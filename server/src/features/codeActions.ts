@@ -26,7 +26,7 @@ import {
   type TextDocuments,
   type WorkspaceEdit,
 } from 'vscode-languageserver';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/connector';
 import {
   addIncludeEntryEdits,
@@ -43,6 +43,7 @@ import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedInclude
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
+import { RepinEditsRequest, type RepinEditsResult } from '../protocol';
 import { runSafe } from '../util/runSafe';
 import { DIAGNOSTIC_SOURCE } from '../util/toLsp';
 import { pathToUri, uriToPath } from '../util/uris';
@@ -97,6 +98,15 @@ export function registerCodeActions(connection: Connection, documents: TextDocum
       return computeCodeActions(document, params, workspace, options());
     }),
   );
+  connection.onRequest(RepinEditsRequest, (params, token) =>
+    runSafe<RepinEditsResult>(connection.console, 'toolpin/repinEdits', token, { edit: null, repins: 0 }, async () => {
+      const file = uriToPath(params.uri);
+      const text = documents.get(params.uri)?.getText() ?? workspace.text(file);
+      if (text === undefined) return { edit: null, repins: 0 };
+      const document = documents.get(params.uri) ?? TextDocument.create(params.uri, 'jsonc', 0, text);
+      return computeRepinEdits(document, workspace, options());
+    }),
+  );
 }
 
 export async function computeCodeActions(document: TextDocument, params: CodeActionParams, workspace: LiveWorkspace, options: EditBuilder): Promise<CodeAction[]> {
@@ -128,13 +138,7 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
   }
 
   if (wants(CodeActionKind.QuickFix) || wants(FIX_ALL_KIND) || wants(CodeActionKind.Source)) {
-    const verification = await workspace.verification(file);
-    const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
-    const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live));
-    const entries = drifted.flatMap((found) => {
-      const entry = storeEntryFor(found.data);
-      return entry ? [{ folder, ...entry }] : [];
-    });
+    const { drifted, repins, entries } = await repinsOf(file, workspace);
     const repinTitle = `Re-pin all ${drifted.length} drifted pin${drifted.length === 1 ? '' : 's'}`;
     if (wants(CodeActionKind.QuickFix) && drifted.length > 1) {
       actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins, entries, options) });
@@ -143,8 +147,6 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
       // A malformed pin has no verdict, so a lower-casing never touches a pin that is re-pinned.
       const lowercasings = lowercaseEditsOf(text, workspace.analysis(file)?.problems ?? []);
       if (repins.length + lowercasings.length > 0) {
-        // The title starts with "Re-pin all N" whenever something drifted: the client's re-pin
-        // commands read the count from it.
         const parts = [
           ...(repins.length > 0 ? [repinTitle] : []),
           ...(lowercasings.length > 0 ? [`${repins.length > 0 ? 'lower' : 'Lower'}-case ${lowercasings.length} pin${lowercasings.length === 1 ? '' : 's'} written in uppercase hex`] : []),
@@ -154,6 +156,25 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
     }
   }
   return actions;
+}
+
+/** The re-pins of every drifted pin of a file, with the store entries that record their content. */
+async function repinsOf(file: string, workspace: LiveWorkspace): Promise<{ drifted: unknown[]; repins: TextEdit[]; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
+  const folder = workspace.folderOf(file);
+  const verification = await workspace.verification(file);
+  const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
+  const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live));
+  const entries = drifted.flatMap((found) => {
+    const entry = storeEntryFor(found.data);
+    return entry ? [{ folder, ...entry }] : [];
+  });
+  return { drifted, repins, entries };
+}
+
+/** The `toolpin/repinEdits` answer: re-pins only, and their count. */
+export async function computeRepinEdits(document: TextDocument, workspace: LiveWorkspace, options: EditBuilder): Promise<RepinEditsResult> {
+  const { repins, entries } = await repinsOf(uriToPath(document.uri), workspace);
+  return { edit: repins.length > 0 ? buildWorkspaceEdit(document, repins, entries, options) : null, repins: repins.length };
 }
 
 /** The algorithm of the pins a malformed-pin code is about. */
