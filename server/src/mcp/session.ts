@@ -135,7 +135,9 @@ export class McpSession {
     try {
       url = new URL(transport.url);
     } catch {
-      throw new SessionError('unusable-definition', `"${transport.url}" is not a valid URL`);
+      // Named as declared: a URL built from ${env:…} would otherwise print the variable's value.
+      const declared = definition.declared?.kind === 'http' ? definition.declared.url : transport.url;
+      throw new SessionError('unusable-definition', `"${options.redactor.redact(declared)}" is not a valid URL`);
     }
     try {
       const streamable = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: observingFetch });
