@@ -15,7 +15,7 @@ import type { Problem } from '../core/problems';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { TrustVerdict } from '../core/trust';
 import type { VerificationResult } from '../core/verify';
-import { buildReport, type CheckReport, exitStatusOf, type ReportFileInput, toSarif } from '../core/report';
+import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { PinStoreReader, pinsOf } from '../engine/pinStore';
@@ -90,6 +90,8 @@ export interface CheckArgs {
   env?: Readonly<Record<string, string | undefined>>;
   /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */
   trust?: boolean;
+  /** What makes the run exit 1 (core/report.ts `FailOn`); default `drift`. */
+  failOn?: FailOn;
 }
 
 /**
@@ -248,7 +250,7 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     listing: inventory.listing(definition),
   }));
   const report = buildReport(reportInputs, servers);
-  const status = exitStatusOf(report, couldNotRead);
+  const status = exitStatusOf(report, couldNotRead, args.failOn ?? 'drift');
 
   if (args.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION), null, 2)}\n`);

@@ -11,6 +11,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startServer, TOOLPIN_VERSION } from '../server';
+import type { FailOn } from '../core/report';
 import { checkCommand, checkWorkspaceFolder } from './checkCommand';
 import { hashCommand } from './hashCommand';
 import { historyCommand } from './historyCommand';
@@ -60,6 +61,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       format: { type: 'string', value: 'FORMAT', help: 'text (default), json or sarif' },
       workspace: WORKSPACE_OPTION,
       offline: { type: 'boolean', help: 'do not contact servers; pins are reported as cannot verify' },
+      'fail-on': { type: 'string', value: 'LEVEL', help: 'what exits 1: security (only tool-poisoning cues, TP407), drift (default: any drift, missing tool or error) or warning (also warnings)' },
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
       concurrency: CONCURRENCY_OPTION,
@@ -280,8 +282,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const format = parseFormat(command, text('format'), ['text', 'json', 'sarif'] as const, io);
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
       const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
+      const failOn = text('fail-on') ?? 'drift';
+      if (!['security', 'drift', 'warning'].includes(failOn)) {
+        io.stderr(`toolpin check: --fail-on takes security, drift or warning, got "${failOn}"\n`);
+        return 2;
+      }
       if (!format || timeout === false || concurrency === false) return 2;
       return checkCommand(io, {
+        failOn: failOn as FailOn,
         paths: rest,
         format,
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),

@@ -28,6 +28,7 @@ import { analyzeDocument } from '../core/documents';
 import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntry } from '../core/fixes';
 import { LineIndex } from '../core/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
+import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type SecurityData } from '../core/payloads';
 import type { Problem } from '../core/problems';
 import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
 import type { CliIo } from './io';
@@ -41,15 +42,11 @@ export interface PinArgs extends Omit<CheckArgs, 'format'> {
   confirm?: (question: string) => Promise<boolean>;
 }
 
-interface Repin {
-  document: CliDocument;
-  problem: Problem;
-  kind: 'schema' | 'tool';
-  tool: string;
-  server: string;
-  pinned: string;
-  live: string;
-  liveContent: string;
+interface Repin extends DriftData {
+  readonly document: CliDocument;
+  readonly problem: Problem;
+  /** Set when the drift adds cues of tool poisoning (TP407 on the same pin). */
+  readonly security?: SecurityData;
 }
 
 interface Missing {
@@ -140,11 +137,16 @@ export async function pinCommand(io: CliIo, args: PinArgs): Promise<number> {
     const result = verified.results.get(document.path)!;
     unverified += result.verdicts.filter((verdict) => (verdict.state === 'cannot-verify' || verdict.state === 'ambiguous') && (args.tool === undefined || verdict.tool === args.tool)).length;
     for (const found of result.problems) {
-      if ((found.code !== 'TP400' && found.code !== 'TP401') || !found.data) continue;
-      const data = found.data as { kind: 'schema' | 'tool'; tool: string; server?: string; pinned: string; live: string; liveContent: string };
-      if (args.tool !== undefined && data.tool !== args.tool) continue;
-      if (found.code === 'TP400') repins.push({ document, problem: found, ...data, server: data.server ?? '' });
-      else missing.push({ document, problem: found, kind: data.kind, tool: data.tool, server: data.server });
+      if (found.code === 'TP400' && isDriftData(found.data)) {
+        const data = found.data;
+        if (args.tool !== undefined && data.tool !== args.tool) continue;
+        const security = result.problems.find((other) => other.code === 'TP407' && other.span.offset === found.span.offset && isSecurityData(other.data));
+        repins.push({ document, problem: found, ...data, ...(security && isSecurityData(security.data) ? { security: security.data } : {}) });
+      } else if (found.code === 'TP401' && isUnservedPinData(found.data)) {
+        const data = found.data;
+        if (args.tool !== undefined && data.tool !== args.tool) continue;
+        missing.push({ document, problem: found, kind: data.kind, tool: data.tool, server: data.server });
+      }
     }
   }
   if (verified.couldNotRead) unverified++;
@@ -160,9 +162,13 @@ export async function pinCommand(io: CliIo, args: PinArgs): Promise<number> {
     const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live)]).split(/\r?\n/)[start.line] ?? '';
     io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
     io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
-    const change = /\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(repin.problem.message)?.[1];
+    const change = repin.summary;
     // "what changed is unknown" is said below, with the store entry that is missing.
     if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
+    if (repin.security) {
+      io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
+      for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
+    }
     const pinned = parseAnyPin(repin.pinned);
     const stored = pinned ? await readOptional(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
     io.stdout(contentLines(repin, stored));

@@ -22,6 +22,17 @@ export type DriftData = {
   readonly liveContent: string;
   /** What kind of change the store entry shows, or `unknown` without one. */
   readonly change: string;
+  /** The change in one line (`description only`, or why it is unknown), as the message says it. */
+  readonly summary: string;
+};
+
+/** TP407: a drift whose new model-readable text carries cues of tool poisoning (core/poisoning.ts). */
+export type SecurityData = {
+  readonly tool: string;
+  readonly server: string;
+  readonly cues: ReadonlyArray<{ readonly kind: string; readonly label: string; readonly evidence: string }>;
+  /** False when the pinned content is unknown, so the cues may be old. */
+  readonly pinnedKnown: boolean;
 };
 
 /** TP401: a pinned tool that the server no longer serves. */
@@ -104,4 +115,9 @@ export function isUnservedIncludeData(data: unknown): data is UnservedIncludeDat
     'server' in data && typeof data.server === 'string' &&
     optionalString('suggestion' in data ? data.suggestion : undefined)
   );
+}
+
+export function isSecurityData(data: unknown): data is SecurityData {
+  const candidate = data as Partial<SecurityData> | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.tool === 'string' && Array.isArray(candidate.cues);
 }

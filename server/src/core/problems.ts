@@ -58,6 +58,7 @@ export const PROBLEM_CODES = {
   TP404: { severity: 'warning', title: 'Include entry not served' },
   TP405: { severity: 'warning', title: 'Selected tool not pinned' },
   TP406: { severity: 'error', title: 'Unknown server' },
+  TP407: { severity: 'error', title: 'Drift adds tool-poisoning cues' },
   TP410: { severity: 'error', title: 'Argument does not match the live input schema' },
   TP411: { severity: 'information', title: 'Live input schema cannot be used for checking' },
 } as const satisfies Record<string, ProblemCodeInfo>;

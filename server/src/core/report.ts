@@ -111,9 +111,24 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
  * The exit status of `toolpin check`: 0 every pin verified and no error; 1 any drift, missing
  * tool or error-level problem; 2 nothing of that, but something could not be verified.
  */
-export function exitStatusOf(report: CheckReport, couldNotReadSomething: boolean): 0 | 1 | 2 {
-  const hasError = report.files.some((file) => file.problems.some((found) => found.severity === 'error'));
-  if (report.summary.drifted > 0 || report.summary.missing > 0 || hasError) return 1;
+/** Codes that are security findings: SARIF marks them, and `--fail-on security` fails on them alone. */
+export const SECURITY_CODES: ReadonlySet<string> = new Set(['TP407']);
+
+/**
+ * What makes `check` exit 1: `security` only security findings; `drift` (the default) any drift,
+ * missing tool or error; `warning` those and any warning too. Exit 2 (could not verify) is the
+ * same for every level: an unreachable server is never a pass.
+ */
+export type FailOn = 'security' | 'drift' | 'warning';
+
+export function exitStatusOf(report: CheckReport, couldNotReadSomething: boolean, failOn: FailOn = 'drift'): 0 | 1 | 2 {
+  const problems = report.files.flatMap((file) => file.problems);
+  const hasSecurity = problems.some((found) => SECURITY_CODES.has(found.code));
+  const hasError = problems.some((found) => found.severity === 'error');
+  const hasWarning = problems.some((found) => found.severity === 'warning');
+  if (failOn === 'security') {
+    if (hasSecurity) return 1;
+  } else if (report.summary.drifted > 0 || report.summary.missing > 0 || hasError || (failOn === 'warning' && hasWarning)) return 1;
   if (report.summary.cannotVerify > 0 || report.summary.ambiguous > 0 || couldNotReadSomething) return 2;
   return 0;
 }
@@ -127,6 +142,8 @@ export function toSarif(report: CheckReport, toolVersion: string): Record<string
     name: info.title.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ? next.toUpperCase() : '')),
     shortDescription: { text: info.title },
     defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
+    // GitHub code scanning ranks security results by this property (0.0–10.0; 9.0 and up is critical).
+    ...(SECURITY_CODES.has(id) ? { properties: { tags: ['security'], 'security-severity': '9.0' } } : {}),
   }));
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
   const results = report.files.flatMap((file) =>

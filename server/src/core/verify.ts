@@ -8,11 +8,12 @@
 import { checkStepArguments } from './arguments';
 import type { BlueprintModel, StepModel } from './blueprint';
 import { type ChangeReport, classifySchemaPinChange, classifyToolPinChange, readStoreEntry } from './changes';
+import { addedPoisoningCues, describeCues, modelReadableStrings, type PoisoningCue } from './poisoning';
 import { CanonicalJsonError } from './canonicalJson';
 import type { ConnectorInstanceModel, ConnectorModel } from './connector';
 import type { CollectedListing, ListedTool } from './listing';
 import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from './pins';
-import type { DriftData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
+import type { DriftData, SecurityData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
 import { type Problem, problem, type Span } from './problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
 import { closestName } from './suggest';
@@ -94,6 +95,30 @@ export function describeChange(pin: ParsedPin, live: ListedTool, context: Pick<V
 export interface VerificationResult {
   readonly verdicts: PinVerdict[];
   readonly problems: Problem[];
+}
+
+/**
+ * The poisoning cues a drift adds (core/poisoning.ts): the model-readable text of the live tool
+ * (for a tool pin its description and schema strings, for a schema pin the schema's strings)
+ * against that of the pinned content when the store has it. `pinnedKnown` false means the pinned
+ * content is unknown, so the cues may be old.
+ */
+export function securityCuesOf(pin: ParsedPin, live: ListedTool, context: Pick<VerificationContext, 'pinnedContent'>): { cues: PoisoningCue[]; pinnedKnown: boolean } {
+  const stored = context.pinnedContent?.(pin);
+  const entry = stored === undefined ? undefined : readStoreEntry(pin, stored);
+  const liveStrings = pin.algorithm === 'fnv1a64' ? modelReadableStrings(live.inputSchema) : [live.description ?? '', ...modelReadableStrings(live.inputSchema)];
+  if (!entry?.ok) return { cues: addedPoisoningCues(undefined, liveStrings), pinnedKnown: false };
+  const pinnedStrings = entry.pin === 'schema' ? modelReadableStrings(entry.inputSchema) : [entry.tool.description ?? '', ...modelReadableStrings(entry.tool.inputSchema)];
+  return { cues: addedPoisoningCues(pinnedStrings, liveStrings), pinnedKnown: true };
+}
+
+/** The TP407 problem of a drift whose new text carries poisoning cues, or undefined. */
+function securityProblem(span: Span, label: string, tool: string, server: string, pin: ParsedPin, live: ListedTool, context: Pick<VerificationContext, 'pinnedContent'>): Problem | undefined {
+  const { cues, pinnedKnown } = securityCuesOf(pin, live, context);
+  if (cues.length === 0) return undefined;
+  const what = pinnedKnown ? 'its rewritten text adds' : 'its live text carries (the pinned content is unknown, so they may not be new)';
+  const data: SecurityData = { tool, server, cues, pinnedKnown };
+  return problem('TP407', span, `${label}: tool "${tool}" on server "${server}" changed and ${what} cues of tool poisoning: ${describeCues(cues)}. Review the change before re-pinning.`, { data });
 }
 
 /** "12 min ago", "3 h ago", "just now" — for the age of a listing. */
@@ -302,8 +327,10 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     }
     const change = describeChange(mcp.pin, live.tool, context);
     const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin} (${change.text})`;
-    const data: DriftData = { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' };
+    const data: DriftData = { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, change: change.report?.kind ?? 'unknown', summary: change.text };
     problems.push(problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, { data }));
+    const security = securityProblem(pinSpan, stepLabel(step), tool, definition.name, mcp.pin, live.tool, context);
+    if (security) problems.push(security);
     verdict('drifted', definition.name, live.pin, reason);
   }
   return { verdicts, problems };
@@ -378,8 +405,10 @@ function verifyInstance(
     }
     const change = describeChange(entry.parsed, live.tool, context);
     const reason = `tool "${tool}" on server "${server}" changed since it was pinned: pinned ${entry.pin.value}, live ${live.pin} (${change.text})`;
-    const data: DriftData = { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style, liveContent: live.content, change: change.report?.kind ?? 'unknown' };
+    const data: DriftData = { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style, liveContent: live.content, change: change.report?.kind ?? 'unknown', summary: change.text };
     problems.push(problem('TP400', entry.pin.span, `${label}: ${reason}`, { data }));
+    const security = securityProblem(entry.pin.span, label, tool, server, entry.parsed, live.tool, context);
+    if (security) problems.push(security);
     verdict('drifted', live.pin, reason);
   }
 
