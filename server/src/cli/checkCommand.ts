@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { ConnectorModel } from '../core/connector';
 import { LineIndex, type Position } from '../core/lineIndex';
 import { analyzeDocument, documentKindOf } from '../core/documents';
-import type { Problem } from '../core/problems';
+import { capProblems, type Problem } from '../core/problems';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { TrustVerdict } from '../core/trust';
 import type { VerificationResult } from '../core/verify';
@@ -19,6 +19,7 @@ import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFi
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { PinStoreReader, pinsOf } from '../engine/pinStore';
+import { terminalSafe } from '../core/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
 import { findFiles } from '../io/fileFinder';
@@ -240,7 +241,7 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
   const { documents, registry, inventory, results, couldNotRead } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
-    let problems = [...document.problems, ...verification.problems];
+    let problems = capProblems([...document.problems, ...verification.problems]);
     if (args.offline) problems = problems.filter((found) => found.code !== 'TP403');
     return { path: document.display, text: document.text, verdicts: verification.verdicts, problems };
   });
@@ -261,7 +262,7 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
       const lines = new LineIndex(document.text);
       return results.get(document.path)!.verdicts.map((verdict) => lines.positionAt((verdict.problemSpan ?? verdict.span).offset));
     });
-    io.stdout(renderText(report, positions, registry.definitions.length, args.offline === true));
+    io.stdout(terminalSafe(renderText(report, positions, registry.definitions.length, args.offline === true)));
   }
   return status;
 }

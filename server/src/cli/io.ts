@@ -2,6 +2,7 @@
  * The I/O the CLI commands use, injected so that commands are testable without a process.
  */
 import { readFile } from 'node:fs/promises';
+import { redactKnownSecrets } from '../mcp/credentials';
 
 export interface CliIo {
   readFile(path: string): Promise<string>;
@@ -20,8 +21,10 @@ export const processIo: CliIo = {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   },
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  // Every credential value resolved during the command (server env, headers, credentialRef) is
+  // scrubbed from everything written, text, JSON and SARIF alike: a server may echo one anywhere.
+  stdout: (text) => void process.stdout.write(redactKnownSecrets(text)),
+  stderr: (text) => void process.stderr.write(redactKnownSecrets(text)),
   stderrIsTerminal: process.stderr.isTTY === true,
   cwd: process.cwd(),
 };

@@ -30,6 +30,8 @@ import { LineIndex } from '../core/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
 import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type SecurityData } from '../core/payloads';
 import type { Problem } from '../core/problems';
+import { terminalSafe } from '../core/terminalText';
+import { containsKnownSecret } from '../mcp/credentials';
 import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
 import type { CliIo } from './io';
 
@@ -57,15 +59,8 @@ interface Missing {
   server: string | undefined;
 }
 
-/**
- * Shows control characters, bidirectional overrides and zero-width characters as `\u{…}` escapes
- * so that a server's text cannot move the cursor, recolour the terminal or hide words. Line feeds
- * and tabs stay: they are how a description is laid out.
- */
-export function neutralize(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g, (char) => `\\u{${char.codePointAt(0)!.toString(16).padStart(4, '0')}}`);
-}
+/** Server text for the terminal: the core's one neutraliser (core/terminalText.ts). */
+export const neutralize = terminalSafe;
 
 function indent(text: string, prefix: string): string {
   return text.replace(/\n$/, '').replace(/^/gm, prefix);
@@ -127,7 +122,9 @@ function where(document: CliDocument, problem: Problem): string {
   return `${document.display}:${start.line + 1}:${start.character + 1}`;
 }
 
-export async function pinCommand(io: CliIo, args: PinArgs): Promise<number> {
+export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<number> {
+  // Tool names, messages, change summaries and diffs come from servers: shown with controls made visible.
+  const io: CliIo = { ...terminalIo, stdout: (text) => terminalIo.stdout(terminalSafe(text)) };
   const verified = await verifyPaths(io, { ...args, format: 'text' }, 'pin');
   if (verified.documents.length === 0 && verified.couldNotRead) return 2;
   const repins: Repin[] = [];
@@ -232,6 +229,7 @@ export async function pinCommand(io: CliIo, args: PinArgs): Promise<number> {
     }
     if (text !== document.text) await writeFile(document.path, text, 'utf8');
   }
+  let refused = 0;
   if (repins.length > 0) {
     const storeFolder = path.join(verified.workspaceFolder, '.toolpin', 'store');
     await mkdir(storeFolder, { recursive: true });
@@ -239,14 +237,20 @@ export async function pinCommand(io: CliIo, args: PinArgs): Promise<number> {
       const parsed = parseAnyPin(repin.live);
       if (!parsed) continue;
       const entry = storeEntry(parsed.algorithm, parsed.hex, repin.liveContent);
+      // A store entry is meant to be committed: one that holds a credential value is never written.
+      if (containsKnownSecret(entry.content)) {
+        refused++;
+        io.stderr(`toolpin pin: not writing ${entry.relativePath}: the live tool "${terminalSafe(repin.tool)}" on ${terminalSafe(repin.server)} contains a credential value Toolpin gave the server, and the store is meant to be committed\n`);
+        continue;
+      }
       await writeFile(path.join(verified.workspaceFolder, entry.relativePath), entry.content, 'utf8');
     }
   }
   const done = [repins.length > 0 ? `${repins.length} re-pin(s)` : '', removed > 0 ? `${removed} removal(s) of missing snapshot entries` : ''].filter(Boolean).join(' and ');
-  io.stdout(`Wrote ${done} in ${byDocument.size} file(s)${repins.length > 0 ? ' and their entries in .toolpin/store' : ''}.\n`);
+  io.stdout(`Wrote ${done} in ${byDocument.size} file(s)${repins.length > 0 ? ` and ${refused > 0 ? `${repins.length - refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`);
   const left = manual.length + (removable.length - removed);
   if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
-  return left > 0 ? 1 : 0;
+  return left > 0 || refused > 0 ? 1 : 0;
 }
 
 async function readOptional(io: CliIo, file: string): Promise<string | undefined> {

@@ -11,6 +11,13 @@
  * not checked (Ajv ships none, and servers differ in which they enforce).
  * Compiled validators are cached by the live schema pin, so each live schema compiles once.
  *
+ * Hostile schemas: `pattern` and `patternProperties` come from servers, so they run on a
+ * linear-time engine (re2js, the JavaScript port of RE2), never on the backtracking `RegExp`:
+ * `^(a+)+$` against a long near-match would otherwise block the event loop for minutes. A pattern
+ * RE2 cannot read (lookaround, back-references) is not checked at all, which keeps the "no false
+ * errors" guarantee. A schema whose validation never ends by recursion (`{"$ref": "#"}`) is
+ * reported as TP411 on the arguments, never as a stack overflow.
+ *
  * Values that are only known at run time — a string that is exactly one `{{…}}` template, and any
  * `{"$secret": …}` object — stand for ANY value; a string with a template inside
  * (`"Inbound: {{event.subject}}"`) stands for a string of unknown content. The design guarantees
@@ -37,7 +44,9 @@
  * Pure: Ajv generates code in memory and does no I/O.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
 import Ajv2020 from 'ajv/dist/2020';
+import { RE2JS } from 're2js';
 import type { StepModel } from './blueprint';
 import { type JsonNode, objectProperties, spanOf } from './jsonDocument';
 import { schemaPin } from './pins';
@@ -72,7 +81,23 @@ export type CompiledSchema =
   | { readonly ok: true; readonly validate: ValidateFunction; readonly dialect: DialectChoice }
   | { readonly ok: false; readonly reason: string; readonly dialect: DialectChoice };
 
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true, logger: false } as const;
+/**
+ * Ajv's regular-expression engine: RE2 semantics in linear time. Ajv passes the `u` flag only; a
+ * pattern RE2 does not support matches everything (it is not checked rather than wrongly checked).
+ */
+export const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string): { test: (text: string) => boolean } => {
+    try {
+      const compiled = RE2JS.compile(pattern);
+      return { test: (text: string) => compiled.test(text) };
+    } catch {
+      return { test: () => true };
+    }
+  },
+  { code: 'linearRegExp' },
+);
+
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true, logger: false, code: { regExp: linearRegExp } } as const;
 
 /**
  * Compiled validators by live schema pin, least recently used dropped beyond `capacity`. One Ajv
@@ -233,7 +258,21 @@ export function checkArguments(check: ArgumentCheck, validators: ArgumentValidat
     ];
   }
   const { value, placeholders } = node ? readArguments(node) : { value: {}, placeholders: [] };
-  if (compiled.validate(value)) return [];
+  let valid: boolean;
+  try {
+    valid = compiled.validate(value) === true;
+  } catch (error) {
+    // A schema that refers to itself without consuming the instance ({"$ref": "#"}) recurses
+    // until the stack is exhausted: a schema that cannot be checked, not a crash.
+    const reason = error instanceof RangeError ? 'it refers to itself without end ($ref recursion)' : errorMessage(error);
+    const span = node ? keySpanOf(node) ?? openingBrace(node) : check.anchor;
+    return [
+      problem('TP411', span, `${check.step}: the arguments cannot be checked, because the live input schema of tool "${check.tool}" cannot be evaluated (${reason})`, {
+        data: { tool: check.tool, reason },
+      }),
+    ];
+  }
+  if (valid) return [];
   const errors = reportableErrors(compiled.validate.errors ?? [], placeholders);
   const note = compiled.dialect.assumed
     ? ` (its $schema "${compiled.dialect.declared}" is not one Toolpin knows, so it was read as draft-07)`

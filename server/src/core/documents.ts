@@ -4,7 +4,7 @@
  */
 import { analyzeBlueprint, type BlueprintModel } from './blueprint';
 import { analyzeConnector, type ConnectorModel } from './connector';
-import type { Problem } from './problems';
+import { capProblems, type Problem } from './problems';
 
 export type DocumentKind = 'blueprint' | 'connector';
 
@@ -30,8 +30,8 @@ export interface DocumentAnalysis {
   readonly problems: readonly Problem[];
 }
 
-/** Analyzes a document of a known kind. Never throws. */
+/** Analyzes a document of a known kind. Never throws. At most {@link capProblems}' limit of problems. */
 export function analyzeDocument(kind: DocumentKind, text: string): DocumentAnalysis {
   const analysis = kind === 'blueprint' ? analyzeBlueprint(text) : analyzeConnector(text);
-  return { kind, model: analysis.model, problems: analysis.problems };
+  return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
 }

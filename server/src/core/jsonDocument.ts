@@ -6,7 +6,7 @@
  * recovered is still in the tree so later checks can run on the rest of the file.
  */
 import { createScanner, getNodeValue, type Node as JsonNode, parseTree, type ParseError, ParseErrorCode, SyntaxKind } from 'jsonc-parser';
-import { type Problem, problem, type Span } from './problems';
+import { MAX_PROBLEMS_PER_FILE, moreProblems, type Problem, problem, type Span } from './problems';
 
 export type { JsonNode };
 
@@ -81,21 +81,49 @@ export function parseJsonDocument(text: string): JsonDocument {
       problems: [problem('TP100', { offset: deep, length: 1 }, `JSON syntax error: the document nests deeper than ${MAX_NESTING} levels here, more than Toolpin reads`)],
     };
   }
-  const errors: ParseError[] = [];
+  const errors = new BoundedErrors(MAX_PROBLEMS_PER_FILE);
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
-  const problems: Problem[] = errors.map((error) =>
+  const problems: Problem[] = [...errors].map((error) =>
     problem(
       'TP100',
       { offset: error.offset, length: Math.max(error.length, 1) },
       `JSON syntax error: ${SYNTAX_MESSAGES[error.error] ?? 'unexpected input'}`,
     ),
   );
+  if (errors.omitted > 0) problems.push(moreProblems(errors.omitted, { offset: errors.firstOmittedOffset, length: 1 }));
   if (root === undefined && text.trim().length === 0) {
     problems.push(problem('TP100', { offset: 0, length: 0 }, 'JSON syntax error: the document is empty'));
   }
   if (root) collectDuplicateKeys(root, problems);
   problems.sort((a, b) => a.span.offset - b.span.offset);
   return { text, root, problems };
+}
+
+/**
+ * The error list handed to jsonc-parser, which only ever pushes to it: it keeps the first `limit`
+ * errors (in document order, as the parser finds them) and counts the rest, so a file with a
+ * million syntax errors costs a thousand objects, not a million.
+ */
+class BoundedErrors extends Array<ParseError> {
+  omitted = 0;
+  firstOmittedOffset = 0;
+
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  // Array methods that create arrays (map, slice) construct the species: a plain Array.
+  static override get [Symbol.species](): ArrayConstructor {
+    return Array;
+  }
+
+  override push(...items: ParseError[]): number {
+    for (const item of items) {
+      if (this.length < this.limit) super.push(item);
+      else if (this.omitted++ === 0) this.firstOmittedOffset = item.offset;
+    }
+    return this.length;
+  }
 }
 
 function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void {

@@ -30,6 +30,7 @@ export const PROBLEM_CODES = {
   TP103: { severity: 'error', title: 'Wrong value type' },
   TP104: { severity: 'error', title: 'Missing required field' },
   TP105: { severity: 'error', title: 'Unsupported format version' },
+  TP106: { severity: 'information', title: 'More problems than are shown' },
 
   TP200: { severity: 'error', title: 'Duplicate step id' },
   TP201: { severity: 'error', title: 'Channel target is not a step' },
@@ -90,4 +91,49 @@ export function problem(
     ...(options.data ? { data: options.data } : {}),
   };
   return result;
+}
+
+/**
+ * The most problems reported for one file. A broken multi-megabyte file can hold hundreds of
+ * thousands of syntax errors; reporting them all costs gigabytes (the CLI's JSON report, the
+ * editor's publication) and helps no one. The first ones by position are kept, then one TP106.
+ */
+export const MAX_PROBLEMS_PER_FILE = 1000;
+
+/** How many problems a TP106 stands for. */
+function omittedBy(found: Problem): number {
+  const omitted = found.data?.omitted;
+  return typeof omitted === 'number' ? omitted : 0;
+}
+
+/** The TP106 that stands for `omitted` problems not shown, at `span`. */
+export function moreProblems(omitted: number, span: Span, limit = MAX_PROBLEMS_PER_FILE): Problem {
+  return problem('TP106', span, `${omitted} more problem(s) in this file are not shown: Toolpin reports the first ${limit}; fix these and check again`, {
+    data: { omitted, limit },
+  });
+}
+
+/**
+ * The first `limit` problems of a file by position, plus one TP106 that says how many more there
+ * are (earlier TP106s, e.g. from the parser, are merged into it). Sorted; the input is not changed.
+ */
+export function capProblems(problems: readonly Problem[], limit = MAX_PROBLEMS_PER_FILE): Problem[] {
+  let omitted = 0;
+  let firstOmitted: Span | undefined;
+  const rest: Problem[] = [];
+  for (const found of problems) {
+    if (found.code === 'TP106') {
+      omitted += omittedBy(found);
+      if (!firstOmitted || found.span.offset < firstOmitted.offset) firstOmitted = found.span;
+    } else rest.push(found);
+  }
+  rest.sort((a, b) => a.span.offset - b.span.offset);
+  if (rest.length > limit) {
+    omitted += rest.length - limit;
+    const dropped = rest[limit]!.span;
+    if (!firstOmitted || dropped.offset < firstOmitted.offset) firstOmitted = dropped;
+    rest.length = limit;
+  }
+  if (omitted > 0) rest.push(moreProblems(omitted, { offset: firstOmitted!.offset, length: Math.min(1, firstOmitted!.length) }, limit));
+  return rest;
 }

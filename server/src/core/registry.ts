@@ -41,6 +41,11 @@ export interface ServerDefinition {
   readonly unusable: string | undefined;
   /** The folder stdio commands start in: the workspace folder of the defining file. */
   readonly cwd: string;
+  /**
+   * The values that `${env:…}` and `${input:…}` variables of the definition resolved to: tokens and
+   * keys as far as Toolpin can tell. The mcp/ adapter registers them with the redactor before use.
+   */
+  readonly secrets?: readonly string[];
 }
 
 const keys = new WeakMap<ServerDefinition, string>();
@@ -95,6 +100,17 @@ export function resolveVariables(text: string, context: VariableContext): { valu
   return unresolved ? { unresolved } : { value };
 }
 
+/** The values the `${env:…}` and `${input:…}` variables of `text` resolve to (unresolved ones are left out). */
+export function variableValues(text: string, context: VariableContext): string[] {
+  const values: string[] = [];
+  for (const match of text.matchAll(VARIABLE)) {
+    const name = match[1]!;
+    const value = name.startsWith('env:') ? context.env[name.slice(4)] : name.startsWith('input:') ? context.inputs?.[name.slice(6)] : undefined;
+    if (value !== undefined && value !== '') values.push(value);
+  }
+  return values;
+}
+
 function stringsOf(node: JsonNode | undefined): string[] | undefined {
   if (node?.type !== 'array') return undefined;
   return (node.children ?? []).filter((child) => child.type === 'string').map((child) => String(child.value));
@@ -127,7 +143,9 @@ function readMcpJsonEntry(
   const command = getProperty(node, 'command')?.valueNode?.value;
   const url = getProperty(node, 'url')?.valueNode?.value;
   let unusable: string | undefined;
+  const secrets: string[] = [];
   const resolve = (text: string): string => {
+    secrets.push(...variableValues(text, context));
     const result = resolveVariables(text, context);
     if ('unresolved' in result) {
       unusable ??= result.unresolved;
@@ -147,13 +165,13 @@ function readMcpJsonEntry(
       env: recordOf(getProperty(node, 'env')?.valueNode),
     };
     const transport: TransportSpec = { kind: 'stdio', command: resolve(declared.command), args: declared.args.map(resolve), env: resolveRecord(declared.env) };
-    return { ...base, transport, declared, unusable };
+    return { ...base, transport, declared, unusable, ...(secrets.length > 0 ? { secrets } : {}) };
   }
   if (type === 'http' || type === 'sse' || (type === undefined && typeof url === 'string')) {
     if (typeof url !== 'string' || url.length === 0) return { ...base, transport: undefined, unusable: 'it has no "url"' };
     const declared: TransportSpec = { kind: 'http', url, headers: recordOf(getProperty(node, 'headers')?.valueNode) };
     const transport: TransportSpec = { kind: 'http', url: resolve(url), headers: resolveRecord(declared.headers) };
-    return { ...base, transport, declared, unusable };
+    return { ...base, transport, declared, unusable, ...(secrets.length > 0 ? { secrets } : {}) };
   }
   return { ...base, transport: undefined, unusable: `its type ${JSON.stringify(type)} is not stdio, http or sse` };
 }

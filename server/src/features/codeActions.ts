@@ -43,6 +43,7 @@ import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedInclude
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
+import { containsKnownSecret } from '../mcp/credentials';
 import { RepinEditsRequest, type RepinEditsResult } from '../protocol';
 import { runSafe } from '../util/runSafe';
 import { DIAGNOSTIC_SOURCE } from '../util/toLsp';
@@ -87,6 +88,8 @@ export function buildWorkspaceEdit(
 function storeEntryFor(data: { live: string; liveContent: string }): { relativePath: string; content: string } | undefined {
   const algorithm = data.live.startsWith('fnv1a64:') ? 'fnv1a64' : 'sha256';
   const parsed = parsePin(data.live, algorithm);
+  // A store entry is meant to be committed: content holding (or redacted of) a credential is not written.
+  if (typeof data.liveContent !== 'string' || containsKnownSecret(data.liveContent)) return undefined;
   return isParsedPin(parsed) ? storeEntry(parsed.algorithm, parsed.hex, data.liveContent) : undefined;
 }
 

@@ -16,9 +16,11 @@
 import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { documentKindOf } from '../core/documents';
+import { capProblems } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import type { StatusParams, ToolpinSettings } from '../protocol';
 import type { ServerRuntime } from '../runtime';
+import { redactKnownSecretsDeep } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
 import { problemToDiagnostic } from '../util/toLsp';
 import { pathToUri, uriToPath } from '../util/uris';
@@ -89,9 +91,11 @@ export function registerDiagnostics(
         else pins.cannotVerify++;
       }
       const document = open ?? TextDocument.create(uri, 'jsonc', 0, text!);
-      return [...analysis.problems, ...verification.problems]
-        .sort((a, b) => a.span.offset - b.span.offset)
-        .map((found) => problemToDiagnostic(document, found));
+      // At most MAX_PROBLEMS_PER_FILE (+ one TP106) per publication, verification included.
+      return capProblems([...analysis.problems, ...verification.problems])
+        // A server may echo a credential it was given into a tool description or an error: no
+        // published message or data carries one (the store-entry guard refuses redacted content).
+        .map((found) => redactKnownSecretsDeep(problemToDiagnostic(document, found)));
     });
     if (!Array.isArray(diagnostics)) return;
     // The document may have changed while it was checked: publish only for the current version.

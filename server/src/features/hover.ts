@@ -14,6 +14,7 @@ import type { ListedTool } from '../core/listing';
 import { schemaPinContent, toolPinContent } from '../core/pins';
 import { describeAge, type PinVerdict } from '../core/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
+import { redactKnownSecrets } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
 import { codeBlock, inlineCode } from '../util/markdown';
 import { spanToRange } from '../util/toLsp';
@@ -49,36 +50,39 @@ export async function computeHover(document: TextDocument, offset: number, works
   const { definition, listing } = await workspace.serverFor(file, target.kind, target.tool, verdict?.server ?? target.server);
   const liveTool = listing?.status === 'listed' ? listing.listing.tools.find((tool) => tool.name === target.tool) : undefined;
 
+  // Layout: a one-line heading (state, pin kind, tool, server); why, when the state needs a
+  // reason; the hashes; what changed; then the live tool below a rule. The diagnostic message is
+  // not repeated: editors show it next to the hover already.
   const lines: string[] = [];
-  const what = target.kind === 'schema' ? 'schema pin (fnv1a64 of inputSchema)' : 'tool pin (sha256 of name, description, inputSchema)';
-  lines.push(`**Toolpin** · ${what} of ${inlineCode(target.tool)}${definition ? ` on ${inlineCode(definition.name)}` : ''}`);
-  lines.push('');
-  // Drift is explained by the table and "What changed" below; other states need their reason.
-  const explain = verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted';
-  if (verdict) lines.push(`**${STATE_TEXT[verdict.state]}**${explain ? ` — ${inlineCode(verdict.reason!)}` : ''}`);
-  else if (!target.pin) lines.push(target.pinSpan ? '**malformed pin**' : '**not pinned**');
-  lines.push('');
+  const kind = target.kind === 'schema' ? 'schema pin' : 'tool pin';
+  const state = verdict ? STATE_TEXT[verdict.state] : !target.pin ? (target.pinSpan ? 'malformed pin' : 'not pinned') : undefined;
+  lines.push(`${state ? `**${state}** · ` : ''}${kind} of ${inlineCode(target.tool)}${definition ? ` on ${inlineCode(definition.name)}` : ''}`);
+  // Drift is explained by "What changed" below; other states need their reason.
+  if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${inlineCode(verdict.reason)}`);
+  // Server text never goes into a table cell: a "|" there would split the cell even inside a code
+  // span. The table holds only Toolpin's own text (hashes, ages).
+  lines.push('', '| | |', '|---|---|');
   if (target.pinSpan || verdict) {
-    lines.push('| | |', '|---|---|');
     lines.push(`| pinned | ${verdict ? inlineCode(verdict.pinned) : target.pin ? inlineCode(`${target.pin.algorithm}:${target.pin.hex}`) : '—'} |`);
     lines.push(`| live | ${verdict?.live ? inlineCode(verdict.live) : '—'} |`);
-  } else {
-    lines.push('| | |', '|---|---|');
   }
+  lines.push(`| hash | ${target.kind === 'schema' ? 'fnv1a64 of inputSchema' : 'sha256 of name, description, inputSchema'} |`);
   if (listing?.status === 'listed') lines.push(`| last listed | ${describeAge(now - listing.listedAt)} |`);
-  else if (listing?.status === 'unavailable') lines.push(`| server | cannot list: ${inlineCode(listing.message)}${listing.lastGood ? ` (last listed ${describeAge(now - listing.lastGood.listedAt)})` : ''} |`);
+  else if (listing?.status === 'unavailable') lines.push(`| server | cannot list${listing.lastGood ? ` (last listed ${describeAge(now - listing.lastGood.listedAt)})` : ''} |`);
   else if (listing?.status === 'pending') lines.push('| server | listing… |');
+  if (listing?.status === 'unavailable') lines.push('', `Server: ${inlineCode(listing.message)}`);
 
   if (target.pin && liveTool && verdict?.state === 'drifted') {
     lines.push('', ...(await changeSection(workspace, file, target, liveTool)));
   }
   if (liveTool) {
-    lines.push('', '**Live tool**');
+    lines.push('', '---', '', '**Live tool**');
     if (liveTool.description !== undefined) lines.push('', codeBlock(liveTool.description, 'text'));
     if (liveTool.inputSchema !== undefined) lines.push('', codeBlock(prettyCanonicalJson(liveTool.inputSchema), 'json'));
   }
   return {
-    contents: { kind: MarkupKind.Markdown, value: lines.join('\n') },
+    // A server may echo a credential it was given into a description, a schema or an error.
+    contents: { kind: MarkupKind.Markdown, value: redactKnownSecrets(lines.join('\n')) },
     range: spanToRange(document, target.on === 'pin' && target.pinSpan ? target.pinSpan : spanOfTarget(target)),
   };
 }

@@ -13,6 +13,7 @@ import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent } from '.
 import { liveToolPin } from '../core/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { PinDetailsRequest, type PinDetails, type PinLocation, RepinRequest } from '../protocol';
+import { containsKnownSecret, redactKnownSecretsDeep } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
 import { uriToPath } from '../util/uris';
 import { buildWorkspaceEdit, type EditBuilder } from './codeActions';
@@ -85,7 +86,7 @@ export function registerReview(
   options: () => EditBuilder,
 ): void {
   connection.onRequest(PinDetailsRequest, (location, token) =>
-    runSafe(connection.console, 'toolpin/pinDetails', token, null, async () => (await resolve(location, documents, workspace))?.details ?? null),
+    runSafe(connection.console, 'toolpin/pinDetails', token, null, async () => redactKnownSecretsDeep((await resolve(location, documents, workspace))?.details ?? null)),
   );
 
   connection.onRequest(RepinRequest, (params, token) =>
@@ -115,9 +116,9 @@ export function registerReview(
             ? setSnapshotEntryEdits(text, now.target.instance, now.target.tool, newPin)
             : [];
       if (edits.length === 0) return { applied: false as const, reason: 'this step has no expectedSchemaHash to re-pin' };
-      const entry = storeEntry(current.algorithm, current.hex, now.liveContentCanonical);
-      const folder = workspace.folderOf(uriToPath(now.document.uri));
-      return { applied: true as const, edit: buildWorkspaceEdit(now.document, edits, [{ folder, ...entry }], options()) };
+      // A store entry is meant to be committed: one holding a credential value is not written.
+      const entries = containsKnownSecret(now.liveContentCanonical) ? [] : [{ folder: workspace.folderOf(uriToPath(now.document.uri)), ...storeEntry(current.algorithm, current.hex, now.liveContentCanonical) }];
+      return { applied: true as const, edit: buildWorkspaceEdit(now.document, edits, entries, options()) };
     }),
   );
 }

@@ -28,19 +28,72 @@ export function chainCredentials(...resolvers: CredentialResolver[]): Credential
   };
 }
 
+/** What a redacted value is replaced with. */
+export const REDACTED = '«redacted»';
+
+/**
+ * Every value any {@link Redactor} was given, process-wide. Output is often written far from the
+ * session that resolved a credential (CLI standard output, published diagnostics, hovers, pin-store
+ * entries), and a server may echo a credential into a tool description or schema; these places
+ * scrub with {@link redactKnownSecrets} and refuse with {@link containsKnownSecret}.
+ */
+const knownSecrets = new Set<string>();
+
+function forms(secret: string): string[] {
+  // Inside JSON (reports, SARIF, canonical tool content) a value with quotes, backslashes or
+  // control characters appears escaped: that form is a secret too.
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  return escaped === secret ? [secret] : [secret, escaped];
+}
+
+function replaceAll(text: string, secrets: Iterable<string>): string {
+  let result = text;
+  for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  return result;
+}
+
+/** `text` with every value known to any redactor replaced by {@link REDACTED}. */
+export function redactKnownSecrets(text: string): string {
+  return knownSecrets.size === 0 ? text : replaceAll(text, knownSecrets);
+}
+
+/** A JSON-like value with every string in it passed through {@link redactKnownSecrets}. */
+export function redactKnownSecretsDeep<T>(value: T): T {
+  if (knownSecrets.size === 0) return value;
+  if (typeof value === 'string') return redactKnownSecrets(value) as T;
+  if (Array.isArray(value)) return value.map((item) => redactKnownSecretsDeep(item)) as T;
+  if (typeof value === 'object' && value !== null) {
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      Object.defineProperty(result, redactKnownSecrets(key), { value: redactKnownSecretsDeep(item), enumerable: true, writable: true, configurable: true });
+    }
+    return result as T;
+  }
+  return value;
+}
+
+/** True when `text` holds a known credential value, or a placeholder where one was redacted. */
+export function containsKnownSecret(text: string): boolean {
+  if (text.includes(REDACTED)) return true;
+  for (const secret of knownSecrets) if (text.includes(secret)) return true;
+  return false;
+}
+
 /** Collects secret values so that logs and error messages can be scrubbed of them. */
 export class Redactor {
   private readonly secrets = new Set<string>();
 
   add(secret: string): void {
     // Very short values would redact ordinary words; they are still never written on purpose.
-    if (secret.length >= 4) this.secrets.add(secret);
+    if (secret.length < 4) return;
+    for (const form of forms(secret)) {
+      this.secrets.add(form);
+      knownSecrets.add(form);
+    }
   }
 
   redact(text: string): string {
-    let result = text;
-    for (const secret of this.secrets) result = result.split(secret).join('«redacted»');
-    return result;
+    return replaceAll(text, this.secrets);
   }
 }
 

@@ -6,12 +6,19 @@
  * leader of a new process group and ends the group: SIGTERM, then SIGKILL after a grace period,
  * and SIGKILL for every group still alive when this process exits. Standard error is captured in
  * a bounded buffer for diagnostics and never mixed into the protocol stream.
+ *
+ * Framing is done here, not by the SDK's read buffer: a line longer than {@link MAX_LINE_BYTES}
+ * (a 20 MB description, or endless output without a newline) ends the session as a protocol error
+ * ({@link ProcessTreeStdioTransport.protocolFailure}) instead of throwing out of a stream handler,
+ * and each tools/list answer is scanned for duplicate members and lone surrogates
+ * ({@link ProcessTreeStdioTransport.takeToolFindings}) before `JSON.parse` picks a reading.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { toolFindingsOf } from './wireScan';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -76,9 +83,13 @@ export interface ProcessTransportOptions {
   readonly onStderr?: (text: string) => void;
   /** How long to wait after SIGTERM before SIGKILL. */
   readonly killGraceMs?: number;
+  /** The longest message line accepted, in bytes (default {@link MAX_LINE_BYTES}). */
+  readonly maxLineBytes?: number;
 }
 
 const STDERR_TAIL_LIMIT = 16 * 1024;
+/** The longest message line a server may send: the SDK's own read-buffer limit, 10 MiB. */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 /** The longest stderr line a failure message quotes; the full text is in the server's log. */
 const SUMMARY_LIMIT = 300;
 
@@ -128,9 +139,14 @@ export class ProcessTreeStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly readBuffer = new ReadBuffer();
+  /** The chunks of the line being read (no newline yet) and their total size. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private stderrTail = '';
   private closed = false;
+  private failure: string | undefined;
+  /** Tool names of tools/list answers whose bytes read differently in different readers, and why. */
+  private toolFindings = new Map<string, string>();
   private closeRequested = false;
   private exit: (ProcessExit & { readonly requested: boolean }) | undefined;
   /** Resolves when the child's standard streams have all ended (or it never started). */
@@ -141,6 +157,21 @@ export class ProcessTreeStdioTransport implements Transport {
   /** The process id of the server (the process group leader), once started. */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /** Why the transport gave up on the server's output (a line too long), once it did. */
+  get protocolFailure(): string | undefined {
+    return this.failure;
+  }
+
+  /**
+   * The tools of the tools/list answers received since the last call whose bytes hold a duplicate
+   * member or a lone surrogate, by (last-wins) name, with the reason; clears them.
+   */
+  takeToolFindings(): Map<string, string> {
+    const found = this.toolFindings;
+    this.toolFindings = new Map();
+    return found;
   }
 
   /** The last 16 KiB of the server's standard error. */
@@ -205,27 +236,63 @@ export class ProcessTreeStdioTransport implements Transport {
         void this.close();
       });
       child.stdin!.on('error', (error) => this.onerror?.(error));
-      child.stdout!.on('data', (chunk: Buffer) => {
-        this.readBuffer.append(chunk);
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.readBuffer.readMessage();
-          } catch (error) {
-            // A line that is not a JSON-RPC message: report it and keep reading the next ones.
-            this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${(error as Error).message}`));
-            continue;
-          }
-          if (message === null) break;
-          this.onmessage?.(message);
-        }
-      });
+      child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
       child.stderr!.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
         this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_LIMIT);
         this.options.onStderr?.(text);
       });
     });
+  }
+
+  /** Splits standard output into lines without ever holding more than one bounded line. */
+  private receive(chunk: Buffer): void {
+    if (this.closed || this.failure) return;
+    const limit = this.options.maxLineBytes ?? MAX_LINE_BYTES;
+    let start = 0;
+    for (let newline = chunk.indexOf(0x0a, start); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
+      const piece = chunk.subarray(start, newline);
+      start = newline + 1;
+      if (this.pendingBytes + piece.length > limit) return this.overflow(limit);
+      const line = this.pending.length === 0 ? piece : Buffer.concat([...this.pending, piece]);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.deliver(line.toString('utf8').replace(/\r$/, ''));
+      if (this.closed || this.failure) return;
+    }
+    const rest = chunk.subarray(start);
+    if (rest.length === 0) return;
+    if (this.pendingBytes + rest.length > limit) return this.overflow(limit);
+    this.pending.push(rest);
+    this.pendingBytes += rest.length;
+  }
+
+  private overflow(limit: number): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.failure = `the server sent a message line longer than ${formatBytes(limit)}`;
+    this.onerror?.(new Error(this.failure));
+    // Ending the process closes the connection, which fails the request that is waiting.
+    void this.close();
+  }
+
+  private deliver(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      // A line that is not a JSON-RPC message: report it and keep reading the next ones.
+      this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${(error as Error).message}`));
+      return;
+    }
+    if (Array.isArray((message as { result?: { tools?: unknown } }).result?.tools)) this.noteFindings(line);
+    this.onmessage?.(message);
+  }
+
+  /** Records, by tool, the duplicate members and lone surrogates of a tools/list answer's bytes. */
+  private noteFindings(line: string): void {
+    for (const [name, reason] of toolFindingsOf(line)) if (!this.toolFindings.has(name)) this.toolFindings.set(name, reason);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -263,7 +330,12 @@ export class ProcessTreeStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    this.readBuffer.clear();
+    this.pending = [];
+    this.pendingBytes = 0;
     this.onclose?.();
   }
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }

@@ -15,6 +15,7 @@ import type { ServerDefinition } from '../core/registry';
 import type { UnavailableReason } from '../core/verify';
 import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
 import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
+import { scanningResponse } from './wireScan';
 
 /**
  * How long a failed start waits for the rest of the server's standard error. A process that has
@@ -60,6 +61,14 @@ interface HttpObservation {
 // reads pages leniently, so the SDK's strict result validation must not run here.
 const ANY_RESULT = z.any();
 
+/** Environment variable and header names that hold credentials. */
+const CREDENTIAL_NAME = /authorization|api-?key|token|secret|password|passwd|credential|private-?key/i;
+
+/** The SDK's own "Connection closed" (the transport ended), as opposed to a server's -32000 error. */
+function isLocalConnectionClosed(error: McpError): boolean {
+  return error.code === ErrorCode.ConnectionClosed && error.message === 'MCP error -32000: Connection closed';
+}
+
 export class McpSession {
   private closing = false;
 
@@ -69,6 +78,8 @@ export class McpSession {
     private readonly options: SessionOptions,
     /** Which transport was used, for logs: "stdio", "streamable-http" or "sse". */
     readonly transportName: string,
+    /** HTTP: tools whose bytes read differently in different JSON readers, filled as answers arrive. */
+    private readonly wireFindings: Map<string, string> = new Map(),
   ) {}
 
   /** The pid of a stdio server (the leader of its process group). */
@@ -82,7 +93,12 @@ export class McpSession {
       throw new SessionError('unusable-definition', `the definition of "${definition.name}" cannot be used: ${definition.unusable ?? 'no transport'}`);
     }
     const transport = definition.transport;
+    // Values resolved from `${env:…}` and `${input:…}` (tokens, keys), and env values under a
+    // credential-like name, are registered before the server starts: a server that prints its
+    // token on standard error, in an error or in a tool description never gets it into any output.
+    for (const value of definition.secrets ?? []) options.redactor.add(value);
     if (transport.kind === 'stdio') {
+      for (const [name, value] of Object.entries(transport.env)) if (CREDENTIAL_NAME.test(name)) options.redactor.add(value);
       const stdio = new ProcessTreeStdioTransport({
         command: transport.command,
         args: transport.args,
@@ -99,6 +115,7 @@ export class McpSession {
         return await McpSession.initialize(definition, stdio, options, 'stdio', {});
       } catch (error) {
         if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
+        if (stdio.protocolFailure) throw new SessionError('protocol-error', stdio.protocolFailure);
         // The reason a server did not start is in what it wrote to standard error, which may
         // still be on its way when the failed write or the closed connection is noticed.
         await stdio.stderrSettled(STDERR_SETTLE_MS);
@@ -125,11 +142,15 @@ export class McpSession {
     const headers = { ...transport.headers, ...auth.headers };
     const sentCredential = Object.keys(auth.headers).length > 0 || Object.keys(transport.headers).some((name) => /authorization|api-?key|token/i.test(name));
     const observed: HttpObservation = {};
+    // Every answer's bytes are scanned for duplicate members and lone surrogates before the SDK
+    // parses them (wireScan.ts); the session reads the findings after each tools/list page.
+    const wire = new Map<string, string>();
+    const noteWire = (tool: string, reason: string): void => void (wire.has(tool) || wire.set(tool, reason));
     const observingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
       const response = await fetch(url, init);
       observed.status = response.status;
       observed.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
-      return response;
+      return scanningResponse(response, noteWire);
     };
     let url: URL;
     try {
@@ -141,7 +162,7 @@ export class McpSession {
     }
     try {
       const streamable = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: observingFetch });
-      return await McpSession.initialize(definition, streamable, options, 'streamable-http', observed);
+      return await McpSession.initialize(definition, streamable, options, 'streamable-http', observed, wire);
     } catch (error) {
       // Servers of the 2024-11-05 protocol answer a POST with 4xx (often 404 or 405): try the
       // legacy HTTP+SSE transport before giving up, as the specification's compatibility note says.
@@ -154,11 +175,11 @@ export class McpSession {
         const response = await fetch(target, init);
         legacyObserved.status = response.status;
         legacyObserved.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
-        return response;
+        return scanningResponse(response, noteWire);
       };
       try {
         const sse = new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (target, init) => legacyFetch(target, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) }, fetch: legacyFetch });
-        return await McpSession.initialize(definition, sse, options, 'sse', legacyObserved);
+        return await McpSession.initialize(definition, sse, options, 'sse', legacyObserved, wire);
       } catch (legacyError) {
         throw McpSession.classify(legacyError, definition, legacyObserved, undefined, sentCredential);
       }
@@ -171,11 +192,12 @@ export class McpSession {
     options: SessionOptions,
     transportName: string,
     observed: HttpObservation,
+    wireFindings?: Map<string, string>,
   ): Promise<McpSession> {
     // No capabilities are declared: a pin checker neither samples nor elicits. Some servers serve
     // more tools to clients that declare more (documented in docs/formats.md §5).
     const client = new Client({ name: 'toolpin', version: options.clientVersion }, { capabilities: {} });
-    const session = new McpSession(client, transport, options, transportName);
+    const session = new McpSession(client, transport, options, transportName, wireFindings);
     client.onerror = (error) => options.log(`[${definition.name}] ${options.redactor.redact(error.message)}`);
     client.onclose = () => {
       if (!session.closing) options.onClosed?.();
@@ -186,6 +208,12 @@ export class McpSession {
     } catch (error) {
       session.closing = true;
       await transport.close().catch(() => undefined);
+      // The server answered initialize with a JSON-RPC error: its own message says why, and it
+      // must not be read as "the connection closed" (the SDK's local ConnectionClosed shares the
+      // code -32000 that servers use for their own errors).
+      if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && !isLocalConnectionClosed(error)) {
+        throw new SessionError('protocol-error', `the server refused to initialize: ${error.message}`);
+      }
       throw error;
     }
     void observed;
@@ -194,13 +222,26 @@ export class McpSession {
 
   /** Lists every tool, following cursors. Throws {@link SessionError} on failure. */
   async listTools(definition: ServerDefinition): Promise<CollectedListing> {
+    const stdio = this.transport instanceof ProcessTreeStdioTransport ? this.transport : undefined;
+    stdio?.takeToolFindings();
+    this.wireFindings.clear();
+    // Tools whose bytes read differently in different JSON readers (duplicate members, lone
+    // surrogates): the listing keeps them, but they can never be verified.
+    const ambiguous = new Map<string, string>();
     try {
-      return await collectListing(
-        (cursor) =>
-          this.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, { timeout: this.options.requestTimeoutMs }),
+      const collected = await collectListing(
+        async (cursor) => {
+          const page = await this.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, { timeout: this.options.requestTimeoutMs });
+          for (const [name, reason] of [...(stdio?.takeToolFindings() ?? []), ...this.wireFindings]) if (!ambiguous.has(name)) ambiguous.set(name, reason);
+          this.wireFindings.clear();
+          return page;
+        },
         { maxPages: this.options.maxPages },
       );
+      if (ambiguous.size === 0) return collected;
+      return { ...collected, tools: collected.tools.map((tool) => (ambiguous.has(tool.name) ? { ...tool, unpinnable: ambiguous.get(tool.name)! } : tool)) };
     } catch (error) {
+      if (stdio?.protocolFailure) throw new SessionError('protocol-error', stdio.protocolFailure);
       throw McpSession.classify(error, definition, {});
     }
   }
