@@ -192,12 +192,17 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
       return undefined;
     }
   };
-  const registry = await buildWorkspaceRegistry({
-    workspaceFolder,
-    connectors: documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel })),
-    readFile: readOptional,
-    variables: { env, userHome: os.homedir() },
-  });
+  // The registry is the workspace's, whatever part of it is checked: a blueprint checked alone
+  // still names the servers its folder's connector files declare (as in the editor).
+  const connectors = documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel }));
+  const given = new Set(connectors.map((connector) => connector.path));
+  const { files: workspaceFiles } = await findDocuments([workspaceFolder]);
+  for (const file of workspaceFiles) {
+    if (given.has(file) || documentKindOf(file) !== 'connector') continue;
+    const text = await readOptional(file);
+    if (text !== undefined) connectors.push({ path: file, model: analyzeDocument('connector', text).model as ConnectorModel });
+  }
+  const registry = await buildWorkspaceRegistry({ workspaceFolder, connectors, readFile: readOptional, variables: { env, userHome: os.homedir() } });
 
   const progress = io.stderrIsTerminal && args.format === 'text';
   const { decide } = await cliTrust(workspaceFolder, args.trust, env, io);
