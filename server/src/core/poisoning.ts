@@ -27,7 +27,7 @@ const LABELS: Record<PoisoningCueKind, string> = {
   'secret-path': 'a path to secrets',
   'hidden-unicode': 'hidden Unicode characters',
   'html-comment': 'an HTML comment',
-  'important-block': 'an <IMPORTANT>-style block',
+  'important-block': 'an IMPORTANT-style block of instructions',
   base64: 'a long base64 string',
 };
 

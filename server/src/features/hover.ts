@@ -12,6 +12,7 @@ import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonic
 import { type PinTarget, pinTargetAt } from '../core/locate';
 import type { ListedTool } from '../core/listing';
 import { schemaPinContent, toolPinContent } from '../core/pins';
+import { isSecurityData } from '../core/payloads';
 import { describeAge, type PinVerdict } from '../core/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { redactKnownSecrets } from '../mcp/credentials';
@@ -73,6 +74,12 @@ export async function computeHover(document: TextDocument, offset: number, works
   if (listing?.status === 'unavailable') lines.push('', `Server: ${inlineCode(listing.message)}`);
 
   if (target.pin && liveTool && verdict?.state === 'drifted') {
+    // A security finding (TP407) comes first: the cue is what a reviewer must see before re-pinning.
+    const security = verification.problems.find((found) => found.code === 'TP407' && target.pinSpan && found.span.offset === target.pinSpan.offset);
+    if (security && isSecurityData(security.data)) {
+      lines.push('', `**⚠ Security:** the ${security.data.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:`);
+      for (const cue of security.data.cues) lines.push(`- ${cue.label}: ${inlineCode(cue.evidence)}`);
+    }
     lines.push('', ...(await changeSection(workspace, file, target, liveTool)));
   }
   if (liveTool) {
