@@ -55,6 +55,7 @@ const BASE64 = /[A-Za-z0-9+/]{40,}={0,2}/g;
 
 /** Makes control and invisible characters visible and bounds the length. */
 function quote(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what must be made visible.
   const visible = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu, (char) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
   return visible.length > 120 ? `${visible.slice(0, 117)}…` : visible;
 }
