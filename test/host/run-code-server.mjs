@@ -12,7 +12,10 @@
 // workbench stops its extension host when the suite ends), then (2) the UI phase in a fresh browser
 // context: the smoke steps (test/host/ui/smoke.mjs: squiggle, hover, Ctrl+. → Re-pin, status bar),
 // then the Dispatch History steps (test/host/ui/history.mjs: activity bar, tree, expand, open step,
-// an appended event showing up), a screenshot per step. --untrusted runs phase 1 only, with
+// an appended event showing up), a screenshot per step. Between the two, phase 1b opens a second
+// fresh window on another folder (test/host/first-open/, servers added here) whose suite runs
+// test/host/suite/firstOpen.test.ts alone: the first open of a blueprint, in a window that has
+// opened nothing before. --untrusted runs phase 1 only, with
 // workspace trust enabled and the folder never trusted (the suite's untrusted tests run, its
 // trusted ones are skipped, and vice versa).
 //
@@ -160,6 +163,7 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-') + `-${MODE}${UNTRUS
 const runDir = path.join(runsDir, stamp);
 const dirs = {
   workspace: path.join(runDir, 'workspace'),
+  firstOpen: path.join(runDir, 'first-open'),
   userData: path.join(runDir, 'user-data'),
   extensions: path.join(runDir, 'extensions'),
   // Chromium puts a Unix socket in TMPDIR, and socket paths are limited to 108 bytes: a run folder
@@ -187,6 +191,37 @@ fs.writeFileSync(
     null,
     2,
   ) + '\n',
+);
+// The first-open window's folder (test/host/suite/firstOpen.test.ts), laid out like examples/:
+// blueprints/ from test/host/first-open/, plus servers written here (absolute paths): "demo" only
+// in .mcp.json, "notes_tools" only in connectors/notes.connector.jsonc. Each fixture server has
+// moved before it starts: demo rewrote echo_upper and serves neither add_numbers nor reverse_text;
+// notes_tools rewrote add_numbers.
+fs.cpSync(path.join(ROOT, 'test', 'host', 'first-open'), dirs.firstOpen, { recursive: true });
+const firstOpenControls = { demo: path.join(runDir, 'first-open-demo-control.json'), notes: path.join(runDir, 'first-open-notes-control.json') };
+fs.writeFileSync(firstOpenControls.demo, JSON.stringify({ version: 1, rewrite: { echo_upper: CONTROL_V2.rewrite.echo_upper }, remove: ['add_numbers', 'reverse_text'] }) + '\n');
+fs.writeFileSync(firstOpenControls.notes, JSON.stringify({ version: 1, rewrite: { add_numbers: { inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } } } }) + '\n');
+fs.writeFileSync(
+  path.join(dirs.firstOpen, '.mcp.json'),
+  JSON.stringify({ mcpServers: { demo: { command: 'node', args: [FIXTURE_SERVER, '--stdio', '--control-file', firstOpenControls.demo] } } }, null, 2) + '\n',
+);
+fs.mkdirSync(path.join(dirs.firstOpen, 'connectors'), { recursive: true });
+fs.writeFileSync(
+  path.join(dirs.firstOpen, 'connectors', 'notes.connector.jsonc'),
+  [
+    '// The notes tools, declared here and nowhere else (written by test/host/run-code-server.mjs).',
+    '{',
+    '  "name": "notes_tools",',
+    '  "type": "api",',
+    '  "provider": "mcp",',
+    '  "providerConfig": {',
+    `    "transport": { "kind": "stdio", "command": "node", "args": ${JSON.stringify([FIXTURE_SERVER, '--stdio', '--control-file', firstOpenControls.notes])} },`,
+    '    "include": ["add_numbers", "reverse_text"]',
+    '  },',
+    '  "auth": { "type": "none" }',
+    '}',
+    '',
+  ].join('\n'),
 );
 fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
 fs.writeFileSync(
@@ -364,6 +399,8 @@ let counts;
 let failureReason;
 /** Phase 2: { passed, failed, results } of test/host/ui/smoke.mjs and ui/history.mjs together, or undefined when not run. */
 let uiCounts;
+/** Phase 1b: { passed, failed, pending } of the first-open window, or undefined when not run. */
+let firstOpenCounts;
 const uiFailures = [];
 /** Whether the suite ran to its end (codeAutomationExit): the runner's checks mean something then. */
 let suiteRan = false;
@@ -393,101 +430,139 @@ try {
   });
   browserPid = browserServer.process()?.pid;
   browser = await chromium.connect(browserServer.wsEndpoint());
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
   const browserLog = fs.createWriteStream(path.join(runDir, 'browser-console.log'));
-  page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
-  page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error.message}\n`));
 
   // Screenshots: one when a test fails (while its editors are still up), one at the end of the
   // suite, and one per UI step (phase 2). This mode's old ones go first.
   fs.mkdirSync(RESULTS, { recursive: true });
   const prefix = PREFIX;
   for (const old of fs.readdirSync(RESULTS)) {
-    if (old.startsWith(`${prefix}failure`) || old.startsWith(`${prefix}ui-`) || old === `${prefix}final.png`) fs.rmSync(path.join(RESULTS, old));
-  }
-  const failureShots = [];
-
-  let settle;
-  const exited = new Promise((resolve) => {
-    settle = resolve;
-  });
-  await page.exposeFunction('codeAutomationLog', (level, message) => {
-    const text = String(message);
-    for (const line of text.split('\n')) {
-      if (line.includes(FAIL_MARKER) && failureShots.length < 5) {
-        failureShots.push(screenshot(page, path.join(RESULTS, `${prefix}failure-${failureShots.length + 1}.png`)));
-      }
-      const at = line.indexOf(RESULT_MARKER);
-      if (at !== -1) {
-        try {
-          counts = JSON.parse(line.slice(at + RESULT_MARKER.length));
-        } catch {
-          // a malformed marker leaves counts unset: reported below
-        }
-      }
+    if (old.startsWith(`${prefix}failure`) || old.startsWith(`${prefix}ui-`) || old.startsWith(`${prefix}first-open-`) || old === `${prefix}final.png`) {
+      fs.rmSync(path.join(RESULTS, old));
     }
-    if (level === 'error' || level === 'warn') process.stdout.write(`[${level}] ${text}\n`);
-    else process.stdout.write(`${text}\n`);
-  });
-  await page.exposeFunction('codeAutomationExit', (code, logs) => {
-    saveWorkbenchLogs(logs);
-    settle({ code: Number(code) });
-  });
+  }
 
   // The web workbench runs extensionTestsPath (and installs the codeAutomationLog logger) only in
   // extension development mode, i.e. with an extensionDevelopmentPath. In --vsix mode that path is
   // an empty stub extension, so the toolpin.toolpin under test is the one installed from the VSIX.
   const developmentPath = VSIX_MODE ? writeStubExtension() : ROOT;
   const remote = (file) => `vscode-remote://127.0.0.1:${port}${file}`;
-  const payload = [
-    ['extensionDevelopmentPath', remote(developmentPath)],
-    ['extensionTestsPath', remote(testsIndex)],
-    // Environment of the extension host, read by the suite.
-    ['extensionEnvironment', JSON.stringify(suiteEnv)],
-  ];
-  const url = `${origin}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-  const tSuite = Date.now();
-  await page.goto(url, { waitUntil: 'domcontentloaded' });
-  log(`Chromium up and workbench loading in ${seconds(Date.now() - tBrowser)}`);
 
-  let timer;
-  const timedOut = new Promise((resolve) => {
-    timer = setTimeout(() => resolve({ timeout: true }), Math.max(0, TIMEOUT_MS - (Date.now() - timeoutClock)));
-  });
-  const serverDied = new Promise((resolve) => {
-    const check = setInterval(() => {
-      if (serverExit) {
-        clearInterval(check);
-        resolve({ serverDied: true });
+  /**
+   * One window running the in-host suite: a fresh browser context opening `folder` with the test
+   * payload, until the suite's codeAutomationExit (or the overall timeout, or code-server dying).
+   * Returns { outcome, counts, context, page }; screenshots are named with `shots` first.
+   */
+  const suiteWindow = async ({ folder, env, shots, label }) => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    page.on('console', (message) => browserLog.write(`[${label} ${message.type()}] ${message.text()}\n`));
+    page.on('pageerror', (error) => browserLog.write(`[${label} pageerror] ${error.stack ?? error.message}\n`));
+    const failureShots = [];
+    let windowCounts;
+    let settle;
+    const exited = new Promise((resolve) => {
+      settle = resolve;
+    });
+    await page.exposeFunction('codeAutomationLog', (level, message) => {
+      const text = String(message);
+      for (const line of text.split('\n')) {
+        if (line.includes(FAIL_MARKER) && failureShots.length < 5) {
+          failureShots.push(screenshot(page, path.join(RESULTS, `${shots}failure-${failureShots.length + 1}.png`)));
+        }
+        const at = line.indexOf(RESULT_MARKER);
+        if (at !== -1) {
+          try {
+            windowCounts = JSON.parse(line.slice(at + RESULT_MARKER.length));
+          } catch {
+            // a malformed marker leaves the counts unset: reported by the caller
+          }
+        }
       }
-    }, 250);
-    check.unref();
-  });
-  const outcome = await Promise.race([exited, timedOut, serverDied]);
-  clearTimeout(timer);
-  log(`suite finished in ${seconds(Date.now() - tSuite)} (workbench load included)`);
+      if (level === 'error' || level === 'warn') process.stdout.write(`[${level}] ${text}\n`);
+      else process.stdout.write(`${text}\n`);
+    });
+    await page.exposeFunction('codeAutomationExit', (code, logs) => {
+      saveWorkbenchLogs(logs);
+      settle({ code: Number(code) });
+    });
+    const payload = [
+      ['extensionDevelopmentPath', remote(developmentPath)],
+      ['extensionTestsPath', remote(testsIndex)],
+      // Environment of the extension host, read by the suite.
+      ['extensionEnvironment', JSON.stringify(env)],
+    ];
+    const url = `${origin}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    const tWindow = Date.now();
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    log(`${label}: workbench loading in ${seconds(Date.now() - tBrowser)} since Chromium started`);
 
-  if (outcome.timeout) {
-    failureReason = `no codeAutomationExit within ${seconds(TIMEOUT_MS)} (overall timeout)`;
-  } else if (outcome.serverDied) {
-    failureReason = `code-server exited early (${serverExit.code ?? serverExit.signal}); see ${path.relative(ROOT, runDir)}/code-server.log`;
-  } else {
+    let timer;
+    const timedOut = new Promise((resolve) => {
+      timer = setTimeout(() => resolve({ timeout: true }), Math.max(0, TIMEOUT_MS - (Date.now() - timeoutClock)));
+    });
+    const serverDied = new Promise((resolve) => {
+      const check = setInterval(() => {
+        if (serverExit) {
+          clearInterval(check);
+          resolve({ serverDied: true });
+        }
+      }, 250);
+      check.unref();
+    });
+    const outcome = await Promise.race([exited, timedOut, serverDied]);
+    clearTimeout(timer);
+    log(`${label} finished in ${seconds(Date.now() - tWindow)} (workbench load included)`);
+    await Promise.all(failureShots);
+    return { outcome, counts: windowCounts, context, page, failureShots: failureShots.length };
+  };
+
+  /** Why a window's run failed, or undefined; `allowNoTest` when --grep may have left nothing to run. */
+  const windowFailure = (outcome, windowCounts, what, allowNoTest) => {
+    if (outcome.timeout) return `no codeAutomationExit within ${seconds(TIMEOUT_MS)} (overall timeout)`;
+    if (outcome.serverDied) return `code-server exited early (${serverExit.code ?? serverExit.signal}); see ${path.relative(ROOT, runDir)}/code-server.log`;
+    if (outcome.code === 0 && !windowCounts) return `${what} exited 0 but printed no result line`;
+    if (outcome.code === 0 && windowCounts.failed > 0) return `${what} exited 0 with ${windowCounts.failed} failure(s)`;
+    if (outcome.code === 0 && windowCounts.passed === 0 && !allowNoTest) return `${what} ran no test`;
+    if (outcome.code !== 0) return `${what} exited with code ${outcome.code}`;
+    return undefined;
+  };
+
+  const main = await suiteWindow({ folder: dirs.workspace, env: suiteEnv, shots: prefix, label: 'suite' });
+  const { outcome, context, page } = main;
+  counts = main.counts;
+  failureReason = windowFailure(outcome, counts, 'the suite', false);
+  if (!outcome.timeout && !outcome.serverDied) {
     suiteRan = true;
     exitCode = outcome.code;
-    if (exitCode === 0 && !counts) failureReason = 'the suite exited 0 but printed no result line';
-    else if (exitCode === 0 && counts.failed > 0) failureReason = `the suite exited 0 with ${counts.failed} failure(s)`;
-    else if (exitCode === 0 && counts.passed === 0) failureReason = 'the suite ran no test';
-    else if (exitCode !== 0) failureReason = `the suite exited with code ${exitCode}`;
   }
   if (failureReason && exitCode === 0) exitCode = 1;
 
   if (counts) log(`suite: ${counts.passed} passed, ${counts.failed} failed, ${counts.pending} skipped (the other trust mode's tests, or --grep)`);
 
-  await Promise.all(failureShots);
   // No test failed but the run did (timeout, crash, no result): show the state it ended in.
-  if (failureReason && failureShots.length === 0) await screenshot(page, path.join(RESULTS, `${prefix}failure.png`));
+  if (failureReason && main.failureShots === 0) await screenshot(page, path.join(RESULTS, `${prefix}failure.png`));
   await screenshot(page, path.join(RESULTS, `${prefix}final.png`));
+
+  // Phase 1b: the first open (test/host/suite/firstOpen.test.ts) needs a window that has opened
+  // nothing yet, on a folder laid out like examples/: a second window, on a copy of
+  // test/host/first-open/, that runs that test file alone. Trusted mode only (it verifies pins).
+  if (UNTRUSTED) {
+    log('first-open window: not run in the untrusted mode');
+  } else if (outcome.timeout || outcome.serverDied) {
+    log('first-open window: not run (the suite did not finish)');
+  } else {
+    await context.close();
+    const first = await suiteWindow({ folder: dirs.firstOpen, env: { ...suiteEnv, TOOLPIN_HOST_SUITE: 'first-open' }, shots: `${prefix}first-open-`, label: 'first-open window' });
+    firstOpenCounts = first.counts;
+    if (firstOpenCounts) log(`first-open window: ${firstOpenCounts.passed} passed, ${firstOpenCounts.failed} failed, ${firstOpenCounts.pending} skipped`);
+    const firstFailure = windowFailure(first.outcome, firstOpenCounts, 'the suite', GREP !== '');
+    if (firstFailure) {
+      uiFailures.push(`first-open window: ${firstFailure}`);
+      if (first.failureShots === 0) await screenshot(first.page, path.join(RESULTS, `${prefix}first-open-failure.png`));
+    }
+    await first.context.close();
+  }
 
   // Phase 2: the UI smoke steps, in a fresh context (no state of the suite's window) on the same
   // server. Not after a timeout or a dead server, and not in the untrusted mode (phase 1 only).
@@ -496,7 +571,6 @@ try {
   } else if (outcome.timeout || outcome.serverDied) {
     log('UI phase: not run (the suite did not finish)');
   } else {
-    await context.close();
     const tUi = Date.now();
     const uiContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const uiPage = await uiContext.newPage();
@@ -588,10 +662,12 @@ let suiteFailed = counts?.failed ?? 0;
 // No result line (timeout, crash), or a failed run without a failing test (none ran, a bad exit
 // code): count one failure, so CI never reads "0 failed" from a failed run.
 if (suiteFailed === 0 && (failureReason || exitCode !== 0)) suiteFailed = 1;
-const passed = suitePassed + (uiCounts?.passed ?? 0) + runnerChecks.filter((c) => c.ok).length;
-const failed = suiteFailed + (uiCounts?.failed ?? 0) + runnerChecks.filter((c) => !c.ok).length;
+// The first-open window's failures without a failing test (timeout, no result) are in uiFailures.
+const firstOpenFailed = (firstOpenCounts?.failed ?? 0) || uiFailures.filter((failure) => failure.startsWith('first-open window: ')).length;
+const passed = suitePassed + (firstOpenCounts?.passed ?? 0) + (uiCounts?.passed ?? 0) + runnerChecks.filter((c) => c.ok).length;
+const failed = suiteFailed + firstOpenFailed + (uiCounts?.failed ?? 0) + runnerChecks.filter((c) => !c.ok).length;
 if (failed > 0 && exitCode === 0) exitCode = 1;
-log(`in-host suite ${suitePassed}/${suitePassed + suiteFailed}, UI steps ${uiCounts ? `${uiCounts.passed}/${uiCounts.passed + uiCounts.failed}` : 'not run'}, runner checks ${runnerChecks.filter((c) => c.ok).length}/${runnerChecks.length}`);
+log(`in-host suite ${suitePassed}/${suitePassed + suiteFailed}, first-open window ${firstOpenCounts ? `${firstOpenCounts.passed}/${firstOpenCounts.passed + firstOpenFailed}` : 'not run'}, UI steps ${uiCounts ? `${uiCounts.passed}/${uiCounts.passed + uiCounts.failed}` : 'not run'}, runner checks ${runnerChecks.filter((c) => c.ok).length}/${runnerChecks.length}`);
 console.log(`host: ${passed} passed, ${failed} failed`);
 process.exit(exitCode);
 
@@ -693,17 +769,18 @@ function groupMembers(pgid) {
 }
 
 /**
- * Pids of fixture servers started for this run (their command line names this run's control file),
+ * Pids of fixture servers started for this run (their command line names one of this run's control files),
  * after giving them a bounded moment to exit: a stdio server also ends when its stdin closes.
  */
 async function fixtureServersLeft() {
+  const ownControls = [controlFile, ...Object.values(firstOpenControls)];
   const find = () => {
     const pids = [];
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        if (cmdline.includes(FIXTURE_SERVER) && cmdline.includes(controlFile)) pids.push(Number(entry));
+        if (cmdline.includes(FIXTURE_SERVER) && ownControls.some((file) => cmdline.includes(file))) pids.push(Number(entry));
       } catch {
         // the process ended while we looked
       }

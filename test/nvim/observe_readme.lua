@@ -5,11 +5,16 @@
 --
 -- The window is watched in full because the contract under test is "never, within the window"
 -- (no unknown-server diagnostic in any publication), which no earlier moment can establish; it
--- ends early only once an unknown-server diagnostic has been seen, because the test has failed.
+-- ends early once an unknown-server diagnostic has been seen, because the test has failed, or when
+-- $TOOLPIN_STOP_TEXT is set and the opened file's latest publication holds $TOOLPIN_STOP_COUNT
+-- diagnostics whose message contains that text (the outcome the test waits for has arrived).
 local out_path = os.getenv('TOOLPIN_NVIM_OUT')
 local file = os.getenv('TOOLPIN_FILE')
 local window_ms = tonumber(os.getenv('TOOLPIN_WINDOW_MS') or '0')
 local then_open = os.getenv('TOOLPIN_THEN_OPEN')
+local stop_text = os.getenv('TOOLPIN_STOP_TEXT') or ''
+local stop_count = tonumber(os.getenv('TOOLPIN_STOP_COUNT') or '0') or 0
+local stop_reached = false
 local result = { publications = {}, notifications = {}, unknown_server_seen = false }
 local started = vim.loop.hrtime()
 
@@ -29,10 +34,14 @@ local publish = vim.lsp.handlers['textDocument/publishDiagnostics']
 vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, params, ctx, config)
   if params and params.uri then
     local entry = { at_ms = elapsed_ms(), file = vim.uri_to_fname(params.uri), diagnostics = {} }
+    local matching = 0
     for _, diagnostic in ipairs(params.diagnostics or {}) do
       table.insert(entry.diagnostics, { code = diagnostic.code, message = diagnostic.message, line = diagnostic.range.start.line })
       if unknown_server(diagnostic) then result.unknown_server_seen = true end
+      if stop_text ~= '' and (diagnostic.message or ''):find(stop_text, 1, true) then matching = matching + 1 end
     end
+    -- Only the opened file's latest publication counts: a later one replaces an earlier one.
+    if entry.file == file then stop_reached = stop_text ~= '' and matching >= stop_count end
     table.insert(result.publications, entry)
   end
   return publish(err, params, ctx, config)
@@ -60,7 +69,7 @@ local opened, open_error = pcall(vim.cmd, 'edit ' .. vim.fn.fnameescape(file))
 if not opened then result.open_error = tostring(open_error) end
 local first = vim.api.nvim_get_current_buf()
 
-vim.wait(window_ms, function() return result.unknown_server_seen end, 50)
+vim.wait(window_ms, function() return result.unknown_server_seen or stop_reached end, 50)
 result.window_ended_ms = elapsed_ms()
 -- Clients count here only once initialized, so this is read at the end of the window.
 result.attached_first = #vim.lsp.buf_get_clients(first)

@@ -2,7 +2,10 @@
  * The README's Neovim snippets, as a reader would use them. The Neovim 0.7 block is extracted from
  * README.md ("## Other editors") and loaded VERBATIM as init.lua into Debian's Neovim (0.7.x, from
  * scripts/install-test-deps.sh), with `toolpin` on PATH through a shim that runs the built
- * dist/cli.js, exactly as after the README's install step.
+ * dist/cli.js, exactly as after the README's install step, and with the README's once-per-project
+ * `toolpin trust` run in the project's root folder before Neovim starts (its record lives in the
+ * test's own XDG_CONFIG_HOME, never the real user's). One test leaves that step out and checks
+ * what the README says a user sees then: no server starts, and every pin says what did not run.
  *
  * The Neovim 0.11 block (vim.lsp.config / vim.lsp.enable) cannot run here: Debian ships 0.7, which
  * has neither function, and a stub of them would test the stub. It is only compiled (not run) by
@@ -13,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -43,13 +46,18 @@ interface Observation {
   window_ended_ms: number;
 }
 
-/** The ```lua blocks of the README's "## Other editors" section, in order. */
-function readmeLuaBlocks(): { nvim07: string; nvim011: string } {
+/** The text of the README's "## Other editors" section. */
+function readmeOtherEditors(): string {
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
   const start = readme.indexOf('\n## Other editors\n');
   assert.notEqual(start, -1, 'README.md has no "## Other editors" section');
   const next = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, next === -1 ? undefined : next);
+  return readme.slice(start, next === -1 ? undefined : next);
+}
+
+/** The ```lua blocks of the README's "## Other editors" section, in order. */
+function readmeLuaBlocks(): { nvim07: string; nvim011: string } {
+  const section = readmeOtherEditors();
   const blocks = [...section.matchAll(/^```lua\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
   assert.equal(blocks.length, 2, `"## Other editors" should hold two lua blocks (Neovim 0.7 and 0.11), found ${blocks.length}`);
   const nvim07 = blocks.find((block) => block.includes('vim.lsp.start_client'));
@@ -80,11 +88,51 @@ function toolpinShim(dir: string): string {
 }
 
 /**
- * Runs Neovim with the README block as init.lua, started in `cwd`, opens `file`, and returns what
- * observe_readme.lua recorded.
+ * A user's home for one test: Neovim's state and Toolpin's trust record (XDG_CONFIG_HOME) live in
+ * it, so nothing is read from or written to the real user's configuration.
  */
-function runReadmeSnippet(init: string, cwd: string, file: string, env: Record<string, string>, windowMs: number, thenOpen?: string): Observation {
-  const scratch = mkdtempSync(path.join(tmpdir(), 'toolpin-nvim-home-'));
+interface UserHome {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+}
+
+function userHome(): UserHome {
+  const dir = mkdtempSync(path.join(tmpdir(), 'toolpin-nvim-home-'));
+  return {
+    dir,
+    env: {
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      XDG_DATA_HOME: path.join(dir, 'data'),
+      XDG_STATE_HOME: path.join(dir, 'state'),
+      XDG_CACHE_HOME: path.join(dir, 'cache'),
+    },
+  };
+}
+
+/**
+ * What the README tells a Neovim user to do once, in the project's root folder: `toolpin trust`,
+ * run through the `toolpin` on PATH (the shim) with the user's XDG_CONFIG_HOME.
+ */
+function toolpinTrust(home: UserHome, bin: string, folder: string): string {
+  const run = spawnSync('toolpin', ['trust'], {
+    cwd: folder,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...home.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+  });
+  assert.equal(run.error, undefined, `toolpin trust failed to run: ${String(run.error)}`);
+  assert.equal(run.status, 0, `toolpin trust exited ${run.status}; stdout: ${run.stdout}; stderr: ${run.stderr}`);
+  return run.stdout;
+}
+
+/**
+ * Runs Neovim with the README block as init.lua, started in `cwd`, opens `file`, and returns what
+ * observe_readme.lua recorded. The window ends early only when `stopWhen` is given and the
+ * opened file's latest publication has `count` diagnostics whose message contains `text`.
+ */
+function runReadmeSnippet(init: string, home: UserHome, cwd: string, file: string, env: Record<string, string>, windowMs: number, options: { thenOpen?: string; stopWhen?: { text: string; count: number } } = {}): Observation {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'toolpin-nvim-run-'));
   try {
     const initFile = path.join(scratch, 'init.lua');
     writeFileSync(initFile, init);
@@ -95,16 +143,14 @@ function runReadmeSnippet(init: string, cwd: string, file: string, env: Record<s
       timeout: windowMs + 30_000,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        // Neovim's own state (the LSP log among it) stays in the scratch folder.
-        HOME: scratch,
-        XDG_CONFIG_HOME: path.join(scratch, 'config'),
-        XDG_DATA_HOME: path.join(scratch, 'data'),
-        XDG_STATE_HOME: path.join(scratch, 'state'),
-        XDG_CACHE_HOME: path.join(scratch, 'cache'),
+        // Neovim's own state (the LSP log among it) and Toolpin's trust record stay in the user's scratch home.
+        ...home.env,
         TOOLPIN_NVIM_OUT: outFile,
         TOOLPIN_FILE: file,
         TOOLPIN_WINDOW_MS: String(windowMs),
-        TOOLPIN_THEN_OPEN: thenOpen ?? '',
+        TOOLPIN_THEN_OPEN: options.thenOpen ?? '',
+        TOOLPIN_STOP_TEXT: options.stopWhen?.text ?? '',
+        TOOLPIN_STOP_COUNT: String(options.stopWhen?.count ?? 0),
         ...env,
       },
     });
@@ -132,9 +178,10 @@ function timeline(observation: Observation, workspace: string): string {
  * A folder laid out like examples/: blueprints/ and connectors/ side by side, .jsonc files, and a
  * .mcp.json. Server "demo" is declared ONLY in .mcp.json, server "notes_tools" ONLY in a connector
  * file; both are the fixture server, each started with a control file that has already rewritten
- * one tool when it starts.
+ * one tool when it starts, and each writing its pid to a marker file as it starts (`pidFiles`), so
+ * a test can tell whether a server process ever ran.
  */
-function examplesLikeWorkspace(): { workspace: string; blueprint: string; connector: string } {
+function examplesLikeWorkspace(): { workspace: string; blueprint: string; connector: string; pidFiles: string[] } {
   const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolpin-nvim-readme-')));
   mkdirSync(path.join(workspace, 'blueprints'));
   mkdirSync(path.join(workspace, 'connectors'));
@@ -143,7 +190,8 @@ function examplesLikeWorkspace(): { workspace: string; blueprint: string; connec
   writeFileSync(path.join(workspace, 'demo-control.json'), JSON.stringify({ version: 1, rewrite: { echo_upper: { inputSchema: changedSchema } }, remove: ['add_numbers', 'reverse_text'] }));
   // notes_tools: add_numbers rewritten; reverse_text as at start-up.
   writeFileSync(path.join(workspace, 'notes-control.json'), JSON.stringify({ version: 1, rewrite: { add_numbers: { inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } } } }));
-  writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fixtureServer, '--stdio', '--control-file', path.join(workspace, 'demo-control.json')] } } }, null, 2));
+  const pidFiles = [path.join(workspace, 'demo.pid'), path.join(workspace, 'notes.pid')];
+  writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fixtureServer, '--stdio', '--control-file', path.join(workspace, 'demo-control.json'), '--pid-file', pidFiles[0]] } } }, null, 2));
   const connector = path.join(workspace, 'connectors', 'notes.connector.jsonc');
   writeFileSync(connector, [
     '// The notes tools, declared here and nowhere else.',
@@ -152,7 +200,7 @@ function examplesLikeWorkspace(): { workspace: string; blueprint: string; connec
     '  "type": "api",',
     '  "provider": "mcp",',
     '  "providerConfig": {',
-    `    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(fixtureServer)}, "--stdio", "--control-file", ${JSON.stringify(path.join(workspace, 'notes-control.json'))}] },`,
+    `    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(fixtureServer)}, "--stdio", "--control-file", ${JSON.stringify(path.join(workspace, 'notes-control.json'))}, "--pid-file", ${JSON.stringify(pidFiles[1])}] },`,
     '    "include": ["add_numbers", "reverse_text"]',
     '  },',
     '  "auth": { "type": "none" }',
@@ -174,17 +222,23 @@ function examplesLikeWorkspace(): { workspace: string; blueprint: string; connec
     '}',
     '',
   ].join('\n'));
-  return { workspace, blueprint, connector };
+  return { workspace, blueprint, connector, pidFiles };
 }
 
-test('the README\'s Neovim 0.7 snippet, opening only a blueprint, shows every drift from .mcp.json and connector servers and never an unknown server', () => {
+test('the README\'s Neovim 0.7 snippet, after `toolpin trust` in the project, opening only a blueprint, shows every drift from .mcp.json and connector servers and never an unknown server', () => {
   const { nvim07 } = readmeLuaBlocks();
-  const { workspace, blueprint, connector } = examplesLikeWorkspace();
+  const { workspace, blueprint, connector, pidFiles } = examplesLikeWorkspace();
+  const home = userHome();
   try {
     const bin = toolpinShim(workspace);
+    // The README's once-per-project step, in the project's root folder, before Neovim starts.
+    assert.match(readmeOtherEditors(), /^toolpin trust {2,}# or: toolpin trust path\/to\/project$/m, 'the README no longer tells Neovim users to run toolpin trust');
+    const trusted = toolpinTrust(home, bin, workspace);
+    assert.match(trusted, /^ {2}demo: .*demo-control\.json/m, `toolpin trust did not show the .mcp.json server:\n${trusted}`);
+    assert.match(trusted, /^ {2}notes_tools: .*notes-control\.json/m, `toolpin trust did not show the connector server:\n${trusted}`);
     // Started in blueprints/, as a user may: the project root must come from the snippet's
     // marker search (.mcp.json), not from Neovim's current folder.
-    const observation = runReadmeSnippet(nvim07, path.dirname(blueprint), blueprint, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` }, WINDOW_MS, connector);
+    const observation = runReadmeSnippet(nvim07, home, path.dirname(blueprint), blueprint, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` }, WINDOW_MS, { thenOpen: connector });
     const seen = timeline(observation, workspace);
     assert.equal(observation.open_error, undefined);
     assert.doesNotMatch(observation.messages, /Error|E\d{3,4}:/, `Neovim reported an error:\n${observation.messages}`);
@@ -205,12 +259,57 @@ test('the README\'s Neovim 0.7 snippet, opening only a blueprint, shows every dr
     assert.match(last.diagnostics.find((d) => d.line === 5)!.message, /on server "demo"/);
     assert.match(last.diagnostics.find((d) => d.line === 6)!.message, /on server "notes_tools"/);
     assert.deepEqual(last.diagnostics.filter((d) => d.line === 8), [], `reverse_text is pinned right:\n${seen}`);
+    // Both recorded servers really ran (the control for the untrusted test's "no process ran").
+    for (const pidFile of pidFiles) assert.ok(existsSync(pidFile), `${path.basename(pidFile)} was never written: the trusted server did not start`);
 
     // A second file of the same project reuses the one client instead of starting another server.
     assert.equal(observation.attached_second, 1, 'the connector file was not attached');
     assert.equal(observation.clients, 1, 'the snippet started more than one toolpin client for one project');
   } finally {
     rmSync(workspace, { recursive: true, force: true });
+    rmSync(home.dir, { recursive: true, force: true });
+  }
+});
+
+test('the README\'s Neovim 0.7 snippet without `toolpin trust` starts no server: every pin says which command did not run and how to trust the folder, and no drift appears', () => {
+  const { nvim07 } = readmeLuaBlocks();
+  const { workspace, blueprint, pidFiles } = examplesLikeWorkspace();
+  const home = userHome();
+  try {
+    const bin = toolpinShim(workspace);
+    // The README quotes the message a user sees before trusting the project.
+    assert.match(readmeOtherEditors(), /the folder is not trusted, so Toolpin did not run\s+`[^`]+`\s+\(run `toolpin trust \/path\/to\/project` to trust it\)/);
+    // The window ends once all three pins say the folder is not trusted, or after WINDOW_MS.
+    const observation = runReadmeSnippet(nvim07, home, workspace, blueprint, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` }, WINDOW_MS, { stopWhen: { text: 'the folder is not trusted', count: 3 } });
+    const seen = timeline(observation, workspace);
+    assert.equal(observation.open_error, undefined);
+    assert.doesNotMatch(observation.messages, /Error|E\d{3,4}:/, `Neovim reported an error:\n${observation.messages}`);
+    assert.equal(observation.attached_first, 1, 'the snippet did not attach toolpin to the blueprint');
+
+    // No drift and no unknown server in any publication: untrusted is "cannot verify", nothing else.
+    const wrong = observation.publications.flatMap((publication) =>
+      publication.diagnostics.filter((d) => d.code === 'TP400' || d.code === 'TP401' || d.code === 'TP406').map((d) => `${d.code} ${d.message}`));
+    assert.deepEqual(wrong, [], `an untrusted folder published drift or unknown servers:\n${seen}`);
+
+    const last = observation.publications.filter((publication) => publication.file === blueprint).at(-1);
+    assert.ok(last, `no diagnostics were published for the blueprint:\n${seen}`);
+    const byLine = new Map(last.diagnostics.map((d) => [d.line, d]));
+    assert.deepEqual(last.diagnostics.map((d) => [d.line, d.code]).sort(), [[5, 'TP403'], [6, 'TP403'], [8, 'TP403']], `the blueprint's diagnostics:\n${seen}`);
+    const howToTrust = `(run \`toolpin trust ${workspace}\` to trust it)`;
+    const notRun = (control: string): RegExp => new RegExp(`the folder is not trusted, so Toolpin did not run \`[^\`]*fixture-server\\.mjs --stdio --control-file [^\`]*${control} --pid-file [^\`]*\``);
+    assert.match(byLine.get(5)!.message, /^step "shout": cannot verify: "demo": /);
+    assert.match(byLine.get(5)!.message, notRun('demo-control\\.json'));
+    assert.ok(byLine.get(5)!.message.includes(howToTrust), byLine.get(5)!.message);
+    assert.match(byLine.get(6)!.message, /^step "score": cannot verify: "notes_tools": /);
+    assert.match(byLine.get(6)!.message, notRun('notes-control\\.json'));
+    assert.ok(byLine.get(6)!.message.includes(howToTrust), byLine.get(6)!.message);
+
+    // No server process ever started: neither fixture server wrote its pid marker. Neovim has
+    // exited (and stopped the language server) by now, so nothing can still be starting one.
+    for (const pidFile of pidFiles) assert.equal(existsSync(pidFile), false, `${path.basename(pidFile)} was written: an untrusted server ran`);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home.dir, { recursive: true, force: true });
   }
 });
 
@@ -221,7 +320,13 @@ test('the README\'s Neovim 0.7 snippet without toolpin on PATH says how to insta
     // A PATH with nothing on it: nvim is started by its absolute path, toolpin cannot be found.
     const empty = path.join(workspace, 'empty-bin');
     mkdirSync(empty);
-    const observation = runReadmeSnippet(nvim07, workspace, blueprint, { PATH: empty }, 0);
+    const home = userHome();
+    let observation: Observation;
+    try {
+      observation = runReadmeSnippet(nvim07, home, workspace, blueprint, { PATH: empty }, 0);
+    } finally {
+      rmSync(home.dir, { recursive: true, force: true });
+    }
     assert.doesNotMatch(observation.messages, /client_id: expected number, got nil/);
     assert.doesNotMatch(observation.messages, /Error executing lua/, observation.messages);
     assert.equal(observation.attached_first, 0);

@@ -47,6 +47,8 @@ export const hostEnv = {
   controlFile: process.env.TOOLPIN_HOST_CONTROL_FILE,
   /** The fixture server's --pid-file: exists once a fixture server has started. */
   pidFile: process.env.TOOLPIN_HOST_PID_FILE,
+  /** "first-open" in the launcher's second, fresh window (index.ts then loads firstOpen.test.js only). */
+  suite: process.env.TOOLPIN_HOST_SUITE,
 };
 
 /**

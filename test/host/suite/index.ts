@@ -41,9 +41,13 @@ export function run(): Promise<void> {
   // agreement.test re-pins its own fixture only; it runs after the files that move the server.
   const order = ['extension.test.js', 'drift.test.js', 'commands.test.js', 'agreement.test.js', 'history.test.js', 'untrusted.test.js'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  // The first-open test needs a fresh window on its own folder: run-code-server.mjs opens one with
+  // TOOLPIN_HOST_SUITE=first-open, which loads that file alone; every other window never loads it.
+  const firstOpen = 'firstOpen.test.js';
+  const wanted = (name: string) => (process.env.TOOLPIN_HOST_SUITE === 'first-open' ? name === firstOpen : name !== firstOpen);
   const files = fs
     .readdirSync(__dirname)
-    .filter((name) => name.endsWith('.test.js'))
+    .filter((name) => name.endsWith('.test.js') && wanted(name))
     .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   for (const name of files) mocha.addFile(path.join(__dirname, name));
 

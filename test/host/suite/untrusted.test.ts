@@ -33,6 +33,8 @@ import { codeActions, codeOf, describeDiagnostics, diagnosticsWhere, ECHO_PIN, h
     assert.equal(unverified.severity, vscode.DiagnosticSeverity.Information);
     assert.match(unverified.message, /cannot verify/);
     assert.match(unverified.message, /not trusted/);
+    // The message names the command that did not run and how to trust the folder in VS Code.
+    assert.match(unverified.message, /the folder is not trusted, so Toolpin did not run `node [^`]*fixture-server\.mjs --stdio --control-file [^`]*` \(trust the workspace in VS Code to verify its pins\)/);
     assert.equal(document.getText(unverified.range), `"${ECHO_PIN.REFERENCE}"`);
     assert.deepEqual(withCode(uri, 'TP400'), [], `no drift can be known without a listing:\n  ${describeDiagnostics(withCode(uri, 'TP400'))}`);
 
