@@ -109,7 +109,7 @@ describe('toolpin check on a folder it does not trust', () => {
   test('toolpin trust records what the folder would run; check then runs exactly that', () => {
     const trusted = run(['trust']);
     assert.equal(trusted.status, 0, trusted.stderr);
-    assert.match(trusted.stdout, /^Trusted \.\. Toolpin may now run, in /m);
+    assert.match(trusted.stdout, /^Trusted the current folder\. Toolpin may now run, in /m);
     assert.match(trusted.stdout, /notes: .*fixture-server\.mjs --stdio --pid-file /);
     assert.match(trusted.stdout, /crm: http:\/\/127\.0\.0\.1:\d+\/mcp \(sends header Authorization\)/);
     assert.doesNotMatch(trusted.stdout, new RegExp(SECRET), 'the record shows the header, never its value');
@@ -141,7 +141,7 @@ describe('toolpin check on a folder it does not trust', () => {
       assert.equal(existsSync(marker), true, `${args.join(' ')} ran the command`);
     }
     const revoked = run(['trust', '--revoke']);
-    assert.match(revoked.stdout, /^\. is no longer trusted\.$/m);
+    assert.match(revoked.stdout, /^The current folder is no longer trusted\.$/m);
     rmSync(marker, { force: true });
     const after = run(['check']);
     assert.equal(after.status, 2);

@@ -70,10 +70,11 @@ export async function trustCommand(io: CliIo, args: TrustArgs): Promise<number> 
     return 0;
   }
   const folder = canonicalFolder(path.resolve(io.cwd, args.folder ?? '.'));
-  const display = path.relative(io.cwd, folder) || '.';
+  const display = path.relative(io.cwd, folder) || 'the current folder';
   if (args.revoke) {
     const removed = await store.revoke(folder);
-    io.stdout(removed ? `${display} is no longer trusted.\n` : `${display} was not trusted; nothing to revoke.\n`);
+    const subject = display.charAt(0).toUpperCase() + display.slice(1);
+    io.stdout(removed ? `${subject} is no longer trusted.\n` : `${subject} was not trusted; nothing to revoke.\n`);
     return 0;
   }
   if (!(await checkWorkspaceFolder(io, 'trust', folder))) return 2;
