@@ -13,13 +13,14 @@
  * Each `hash` run's output is checked (the tools of the file, exit status 0), so a broken bundle
  * cannot look fast.
  *
- * Options: --runs=N (default 21, at least 15), --enforce (exit 2 when the target is missed).
+ * Options: --runs=N (default 21, at least 15), --cli=PATH (another build's cli.js, to compare),
+ *          --enforce (exit 2 when the target is missed).
  * Target (issue 13): hash / node -e 0 ≤ 1.5. Results: bench/results/startup.json.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { findRepoRoot, option, stats, type Stats } from './support/benchSupport';
 
 const RUNS = Math.max(15, Math.floor(option('runs', 21)));
@@ -27,10 +28,12 @@ const ENFORCE = process.argv.includes('--enforce');
 const TARGET_RATIO = 1.5;
 
 const repoRoot = findRepoRoot(__dirname);
-const cli = join(repoRoot, 'dist', 'cli.js');
+// --cli=PATH measures another build of the CLI (e.g. an older commit's, to compare), same method.
+const cliOption = process.argv.find((arg) => arg.startsWith('--cli='))?.slice('--cli='.length);
+const cli = cliOption !== undefined ? resolve(cliOption) : join(repoRoot, 'dist', 'cli.js');
 const input = join(repoRoot, 'test', 'fixtures', 'tool-lists', 'everything.json');
 if (!existsSync(cli)) {
-  console.error('dist/cli.js is missing: run "npm run build" first');
+  console.error(`${cli} is missing: run "npm run build" first`);
   process.exit(1);
 }
 const expectedTools = (JSON.parse(readFileSync(input, 'utf8')) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
@@ -105,7 +108,7 @@ const bundleBytes = readFileSync(cli).length;
 
 console.log('Toolpin start-up benchmark');
 console.log(`machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, ${machine.platform}`);
-console.log(`dist/cli.js: ${(bundleBytes / 1024).toFixed(0)} KiB; ${RUNS} rounds, interleaved`);
+console.log(`${cliOption ?? 'dist/cli.js'}: ${(bundleBytes / 1024).toFixed(0)} KiB; ${RUNS} rounds, interleaved`);
 console.log('');
 console.log(`${'command'.padEnd(20)} ${'median ms'.padStart(10)} ${'min'.padStart(8)} ${'max'.padStart(8)}`);
 for (const [name, value] of Object.entries(summary)) {
@@ -119,7 +122,7 @@ const resultsDir = join(repoRoot, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(
   join(resultsDir, 'startup.json'),
-  `${JSON.stringify({ machine, runs: RUNS, bundleBytes, target: TARGET_RATIO, met, ratio, versionRatio, summary, samples: Object.fromEntries(samples), ratios }, null, 2)}\n`,
+  `${JSON.stringify({ machine, cli: cliOption ?? 'dist/cli.js', runs: RUNS, bundleBytes, target: TARGET_RATIO, met, ratio, versionRatio, summary, samples: Object.fromEntries(samples), ratios }, null, 2)}\n`,
 );
 console.log('wrote bench/results/startup.json');
 if (ENFORCE && !met) process.exitCode = 2;
