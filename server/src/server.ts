@@ -1,6 +1,6 @@
 /**
  * The language server, independent of how it is connected: `startServer(connection, runtime)`.
- * The process entry (main.ts), `toolpin lsp --stdio` and the LSP tests all call it.
+ * `toolpin lsp` (server/src/cli/commands.ts, over --node-ipc or --stdio) and the LSP tests call it.
  */
 import * as os from 'node:os';
 import { CodeActionKind, type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
