@@ -10,6 +10,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
+import { endProcessTreesOnSignals } from '../mcp/processTree';
 import { startServer, TOOLPIN_VERSION } from '../server';
 import { checkCommand, checkWorkspaceFolder } from './checkCommand';
 import { hashCommand } from './hashCommand';
@@ -346,6 +347,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 if (require.main === module) {
+  // A signal (Ctrl-C, a CI job cancelled, a closed terminal, an editor stopping `toolpin lsp`)
+  // ends every server this process started before it exits with 128 + the signal's number.
+  endProcessTreesOnSignals();
   runCli(process.argv.slice(2), processIo).then(
     (status) => {
       process.exitCode = status;
