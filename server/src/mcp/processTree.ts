@@ -115,6 +115,53 @@ async function processTable(): Promise<ProcessRow[]> {
   });
 }
 
+let childrenFiles: Promise<boolean> | undefined;
+
+/** Whether the kernel lists each task's children (`/proc/<pid>/task/<tid>/children`, CONFIG_PROC_CHILDREN). */
+function childrenFilesSupported(): Promise<boolean> {
+  childrenFiles ??= readFile(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').then(
+    () => true,
+    () => false,
+  );
+  return childrenFiles;
+}
+
+/** The direct children of `pid`, from every one of its threads (any thread may fork). */
+async function childrenOf(pid: number): Promise<number[]> {
+  let tasks: string[];
+  try {
+    tasks = await readdir(`/proc/${pid}/task`);
+  } catch {
+    return []; // ended meanwhile
+  }
+  const lists = await Promise.all(tasks.map((task) => readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')));
+  return lists.flatMap((list) => list.split(' ').filter((entry) => /^\d+$/.test(entry)).map(Number));
+}
+
+/**
+ * The rows of every living descendant of `root`. On Linux the children lists are walked, which
+ * reads a few files per descendant; the whole process table is read only where the kernel does
+ * not keep those lists (and on macOS, with `ps`).
+ */
+async function descendantRows(root: number): Promise<ProcessRow[]> {
+  if (process.platform !== 'linux' || !(await childrenFilesSupported())) {
+    const rows = await processTable();
+    const found = new Set(descendantsIn(rows, root));
+    return rows.filter((row) => found.has(row.pid));
+  }
+  const rows: ProcessRow[] = [];
+  const seen = new Set([root]);
+  let level = [root];
+  while (level.length > 0) {
+    const next = (await Promise.all(level.map(childrenOf))).flat().filter((pid) => !seen.has(pid));
+    for (const pid of next) seen.add(pid);
+    const stats = await Promise.all(next.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').then(parseStat, () => undefined)));
+    rows.push(...stats.filter((row): row is ProcessRow => row !== undefined && !row.zombie));
+    level = next;
+  }
+  return rows;
+}
+
 /** The same as {@link processTable}, synchronously: only for `exit` handlers, which cannot wait. */
 function processTableSync(): ProcessRow[] {
   if (process.platform !== 'linux') return [];
@@ -220,11 +267,10 @@ export async function endProcessTree(pid: number, graceMs: number, report?: (mes
     liveTrees.delete(pid);
     return;
   }
-  const rows = await processTable();
-  const tree = new Set(descendantsIn(rows, pid));
-  const members = rows.filter((row) => row.pgrp === pid && !row.zombie).map((row) => row.pid);
+  const rows = await descendantRows(pid);
+  const members = [pid, ...rows.filter((row) => row.pgrp === pid).map((row) => row.pid)];
   // A descendant in another group left it with setsid() or setpgid(): the group signal misses it.
-  const outside = rows.filter((row) => tree.has(row.pid) && row.pgrp !== pid).map((row) => row.pid);
+  const outside = rows.filter((row) => row.pgrp !== pid).map((row) => row.pid);
   signal(-pid, 'SIGTERM', report);
   for (const descendant of outside) signal(descendant, 'SIGTERM', report);
   const deadline = Date.now() + graceMs;
