@@ -6,7 +6,8 @@
  * the pipe closing when Toolpin dies does not end it), it has a grandchild in its process group,
  * and a grandchild that called setsid() (in another group and session). Before this held, every
  * one of these processes outlived `toolpin check` after SIGINT, SIGTERM and SIGHUP, and
- * `toolpin lsp --stdio` after SIGTERM.
+ * `toolpin lsp --stdio` (and `dist/server.js --stdio`) after SIGTERM; when the language server's
+ * client went away (its input closed), the setsid grandchild outlived it.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -97,16 +98,33 @@ describe('a signal to a Toolpin process ends every process it started', () => {
     });
   }
 
-  test('toolpin lsp --stdio, SIGTERM while a listing hangs: no server, grandchild or setsid grandchild left', { timeout: 30_000 }, async () => {
-    const place = workspace('lsp-SIGTERM');
+  const servers = { 'toolpin lsp --stdio': [cli, 'lsp', '--stdio'], 'dist/server.js --stdio': [path.join(root, 'dist', 'server.js'), '--stdio'] };
+  for (const [name, command] of Object.entries(servers)) {
+    test(`${name}, SIGTERM while a listing hangs: exit 143 and no server, grandchild or setsid grandchild left`, { timeout: 30_000 }, async () => {
+      const place = workspace(`lsp-SIGTERM-${command.length}`);
+      const server = await startTestServer({ command, rootUri: `file://${place.folder}` });
+      try {
+        server.open(`file://${place.blueprint}`, readFileSync(place.blueprint, 'utf8'));
+        const pids = await fixturePids(place);
+        server.process.kill('SIGTERM');
+        const exit = await exited(server.process);
+        assert.deepEqual(exit, { code: 128 + constants.signals.SIGTERM, signal: null }, server.stderr());
+        await assertAllEnded(pids, `${name} after SIGTERM`);
+      } finally {
+        server.connection.dispose();
+      }
+    });
+  }
+
+  test('toolpin lsp --stdio whose client goes away (standard input closes, no exit notification): no process left', { timeout: 30_000 }, async () => {
+    const place = workspace('lsp-stdin-closed');
     const server = await startTestServer({ command: [cli, 'lsp', '--stdio'], rootUri: `file://${place.folder}` });
     try {
       server.open(`file://${place.blueprint}`, readFileSync(place.blueprint, 'utf8'));
       const pids = await fixturePids(place);
-      server.process.kill('SIGTERM');
-      const exit = await exited(server.process);
-      assert.deepEqual(exit, { code: 128 + constants.signals.SIGTERM, signal: null }, server.stderr());
-      await assertAllEnded(pids, 'the language server after SIGTERM');
+      server.process.stdin!.end();
+      await exited(server.process);
+      await assertAllEnded(pids, 'the language server after its input closed');
     } finally {
       server.connection.dispose();
     }
