@@ -5,8 +5,8 @@
  * "Wrote 1 re-pin(s)" while one of the re-pins was gone in 7 of 10 rounds.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -77,5 +77,19 @@ describe('toolpin pin, two runs at once on one file', () => {
     assert.deepEqual(lost, [], `${lost.length} of 10 rounds lost a re-pin`);
     // Both runs read the file before listing, so the later writer finds it changed (and says so).
     assert.ok(recomputed > 0, 'some run recomputed its edits on the changed text');
+  });
+
+  test('a lock left by a process that is gone is taken over: the re-pin is written and the lock removed', { timeout: 60_000 }, async () => {
+    const workspace = path.join(scratch, 'stale-lock');
+    mkdirSync(workspace);
+    writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fixtureServer, '--stdio'] } } }));
+    const file = path.join(workspace, 'flow.blueprint.jsonc');
+    writeFileSync(file, BLUEPRINT);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(`${file}.toolpin-lock`, JSON.stringify({ pid: Number(gone.stdout), time: Date.now() }));
+    const run = await pin(workspace, 'echo_upper');
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /1111111111111111/);
+    assert.equal(existsSync(`${file}.toolpin-lock`), false);
   });
 });

@@ -2,8 +2,8 @@
  * Writing a file that someone else may be writing too: a lock file that serialises Toolpin
  * processes, and an atomic replace that never leaves a half-written file.
  *
- * - {@link withFileLock} holds `<file>.toolpin-lock`, created with O_EXCL, for the time of one
- *   read-compare-write. The lock holds the owner's pid and start time; a lock whose owner is no
+ * - {@link withFileLock} holds `<file>.toolpin-lock` (beside the file a link leads to), created
+ *   with O_EXCL, for the time of one read-compare-write. The lock holds the owner's pid and start time; a lock whose owner is no
  *   longer running, or that is older than {@link STALE_LOCK_MS}, is stale and taken over. Waiting
  *   uses timers (never a busy loop), and gives up after `timeoutMs` with an error naming the file.
  * - {@link writeFileAtomic} writes a temporary file in the same folder (so the rename never
@@ -65,7 +65,8 @@ async function lockIsStale(lockPath: string): Promise<boolean> {
  * lock stays held by a live owner for `timeoutMs`. The lock is removed however `action` ends.
  */
 export async function withFileLock<T>(file: string, action: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const lockPath = `${file}.toolpin-lock`;
+  // Two links to one file share one lock: it is named after the file the links lead to.
+  const lockPath = `${await realpath(file).catch(() => file)}.toolpin-lock`;
   const deadline = Date.now() + timeoutMs;
   let delay = 10;
   for (;;) {
