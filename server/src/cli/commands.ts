@@ -33,3 +33,4 @@ export function startLanguageServer(transport: 'stdio' | 'node-ipc'): void {
   }
   startServer(createConnection(ProposedFeatures.all, process.stdin, process.stdout));
 }
+export { endProcessTreesOnSignals } from '../mcp/processTree';

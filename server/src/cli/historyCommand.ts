@@ -55,7 +55,7 @@ import {
 import { isParsedPin, parsePin } from '../core/pins';
 import type { ServerDefinition } from '../core/registry';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
-import { findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
+import { fileKind, findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
 import { createCliInventory, findDocuments } from './checkCommand';
 import { cliTrust } from './trust';
 import type { CliIo } from './io';
@@ -113,6 +113,8 @@ async function statTarget(target: string): Promise<{ files: string[]; unreadable
   try {
     const info = await stat(target);
     if (info.isDirectory()) return { files: await findLogFiles(target) };
+    // Only regular files are read: a named pipe would wait for a writer forever, a device never ends.
+    if (!info.isFile()) return { files: [], unreadable: `not a regular file (${fileKind(info)}); skipped` };
     return { files: [target] };
   } catch (error) {
     return { files: [], unreadable: (error as NodeJS.ErrnoException).code ?? String(error) };

@@ -24,7 +24,12 @@ import { type CliIo, processIo } from './io';
  */
 function commands(): typeof import('./commands') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading on demand is the point (above).
-  return require('./commands');
+  const loaded: typeof import('./commands') = require('./commands');
+  // Every command that can start a server runs through here: a signal (Ctrl-C, a CI job
+  // cancelled, a closed terminal, an editor stopping `toolpin lsp`) then ends every server this
+  // process started before it exits with 128 + the signal's number. Installing twice is a no-op.
+  loaded.endProcessTreesOnSignals();
+  return loaded;
 }
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
