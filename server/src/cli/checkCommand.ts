@@ -8,9 +8,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ConnectorModel } from '../core/connector';
 import { LineIndex, type Position } from '../core/lineIndex';
-import { analyzeDocument, documentKindOf } from '../core/documents';
+import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents';
 import type { Problem } from '../core/problems';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { TrustVerdict } from '../core/trust';
@@ -21,13 +20,13 @@ import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { PinStoreReader, pinsOf } from '../engine/pinStore';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
-import { findFiles } from '../io/fileFinder';
+import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
 import { TOOLPIN_VERSION } from '../runtime';
 import type { CliIo } from './io';
 import { cliTrust } from './trust';
 
 /** The file names the CLI looks for, as said in messages. */
-export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c]';
+export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c], TypeScript and JavaScript modules';
 
 /**
  * Finds Toolpin documents under the given paths, in a stable (sorted) order, with the one file
@@ -52,7 +51,8 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
       continue;
     }
     const found = await findFiles(target, {
-      match: (_relative, name) => documentKindOf(name) !== undefined,
+      match: isDocumentName,
+      accept: acceptDocument,
       gitignore: true,
       onUnreadable: (folder, reason) => unreadable.push({ path: folder, reason }),
     });
@@ -177,8 +177,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
       couldNotRead = true;
       continue;
     }
-    const analysis = analyzeDocument(kind, text);
-    documents.push({ path: file, kind, model: analysis.model, text, display, problems: analysis.problems });
+    const analysis = analyzeDocument(kind, text, file);
+    documents.push({ path: file, ...analysis, text, display });
   }
 
   const env = args.env ?? process.env;
@@ -191,7 +191,10 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   };
   const registry = await buildWorkspaceRegistry({
     workspaceFolder,
-    connectors: documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel })),
+    connectors: documents.flatMap((document) => {
+      const model = connectorOf(document);
+      return model ? [{ path: document.path, model }] : [];
+    }),
     readFile: readOptional,
     variables: { env, userHome: os.homedir() },
   });

@@ -21,9 +21,21 @@ export interface TextEdit {
   readonly content: string;
 }
 
-/** Replaces the pin string literal at `span` (quotes included) with `newPin`. */
-export function replacePinEdit(span: Span, newPin: string): TextEdit {
-  return { offset: span.offset, length: span.length, content: JSON.stringify(newPin) };
+/**
+ * Replaces the pin string literal at `span` (quotes included) with `newPin`. Given the document
+ * `text`, the literal keeps its own quotes: a TypeScript or JavaScript source's `'…'` or `` `…` ``
+ * stays so (the content is escaped for that quote); JSON's `"…"` is written as before.
+ */
+export function replacePinEdit(span: Span, newPin: string, text?: string): TextEdit {
+  return { offset: span.offset, length: span.length, content: stringLiteral(newPin, text?.[span.offset]) };
+}
+
+/** `value` as a string literal in the quote `quote` (`'`, `` ` `` or, by default, JSON's `"`). */
+export function stringLiteral(value: string, quote: string | undefined): string {
+  const json = JSON.stringify(value);
+  if (quote === "'") return `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+  if (quote === '`') return `\`${json.slice(1, -1).replace(/`/g, '\\`').replace(/\$\{/g, '\\${')}\``;
+  return json;
 }
 
 /** Indentation used by a document, guessed from its first indented line (default two spaces). */

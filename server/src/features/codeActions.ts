@@ -28,6 +28,7 @@ import {
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/connector';
+import { connectorOf } from '../core/documents';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -130,7 +131,7 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
   if (wants(CodeActionKind.QuickFix) || wants(FIX_ALL_KIND) || wants(CodeActionKind.Source)) {
     const verification = await workspace.verification(file);
     const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
-    const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live));
+    const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live, text));
     const entries = drifted.flatMap((found) => {
       const entry = storeEntryFor(found.data);
       return entry ? [{ folder, ...entry }] : [];
@@ -200,7 +201,7 @@ function quickFixesFor(
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
           isPreferred: true,
-          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live)], entry ? [{ folder, ...entry }] : [], options),
+          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live, document.getText())], entry ? [{ folder, ...entry }] : [], options),
         },
       ];
     }
@@ -270,6 +271,6 @@ function quickFixesFor(
 
 function instanceAt(workspace: LiveWorkspace, document: TextDocument, offset: number): ConnectorModel['instances'][number] | undefined {
   const analysis = workspace.analysis(uriToPath(document.uri));
-  if (analysis?.kind !== 'connector') return undefined;
-  return (analysis.model as ConnectorModel).instances.find((instance) => offset >= instance.node.offset && offset <= instance.node.offset + instance.node.length);
+  const model = analysis ? connectorOf(analysis) : undefined;
+  return model?.instances.find((instance) => offset >= instance.node.offset && offset <= instance.node.offset + instance.node.length);
 }
