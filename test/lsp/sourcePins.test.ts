@@ -77,7 +77,7 @@ describe('pins in a TypeScript module, in the editor', () => {
       lines[diagnostic.range.start.line]!.slice(diagnostic.range.start.character, diagnostic.range.end.character);
     const drifts = published.diagnostics.filter((diagnostic) => diagnostic.code === 'TP400');
     assert.deepEqual(drifts.map(covered).sort(), [`'${ECHO_SCHEMA_PIN}'`, `'${STALE_TOOL_PIN}'`].sort());
-    assert.ok(drifts.some((diagnostic) => /tool "echo_upper" on server "demo" changed since it was pinned: pinned fnv1a64:a76fe8d6d023fca0/.test(diagnostic.message)));
+    assert.ok(drifts.some((diagnostic) => /tool "echo_upper" on server "demo" changed since it was pinned: pinned fnv1a64:a76fe8d6d023fca0/.test(String(diagnostic.message))));
     const computed = published.diagnostics.filter((diagnostic) => diagnostic.code === 'TP110');
     assert.deepEqual(computed.map(covered), ['subject()']);
     assert.equal(computed[0]!.severity, 3, 'information');
@@ -95,7 +95,7 @@ describe('pins in a TypeScript module, in the editor', () => {
 
   test('the re-pin quick fix keeps the single quotes and changes only the pin', async () => {
     const published = server.published.filter((params) => params.uri === uri).at(-1)!;
-    const drift = published.diagnostics.find((diagnostic) => diagnostic.code === 'TP400' && diagnostic.message.includes('input schema'))!;
+    const drift = published.diagnostics.find((diagnostic) => diagnostic.code === 'TP400' && String(diagnostic.message).includes('input schema'))!;
     assert.ok(drift, 'the schema drift is published');
     const actions = (await server.connection.sendRequest('textDocument/codeAction', { textDocument: { uri }, range: drift.range, context: { diagnostics: [drift] } })) as CodeAction[];
     const repin = actions.find((action) => action.title.startsWith('Re-pin "echo_upper"'));

@@ -26,7 +26,7 @@ import type { CliIo } from './io';
 import { cliTrust } from './trust';
 
 /** The file names the CLI looks for, as said in messages. */
-export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c], TypeScript and JavaScript modules';
+export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c]';
 
 /**
  * Finds Toolpin documents under the given paths, in a stable (sorted) order, with the one file
