@@ -228,18 +228,32 @@ export const d = defineConnector({
 });
 
 describe('source files: a half-typed file still gives its pins', () => {
-  test('an unfinished last call: the statements before it are read, the unfinished one is TP111', () => {
+  test('a file being typed, ending inside a call: the literals typed so far are read, nothing is left out', () => {
     const text = `import { mcpInvoke$ } from '@loom/plugin-mcp';
 export const one = mcpInvoke$('one', { toolName: 'a', expectedSchemaHash: '${SCHEMA_A}' });
-export const two = mcpInvoke$('two', { toolName: 'b', expectedSchemaHash: '${SCHEMA_B}' });
-export const three = mcpInvoke$('three', { toolName: 'c', expectedSchema
+export const two = mcpInvoke$('two', {
+  toolName: 'b',
+  expectedSchemaHash: '${SCHEMA_B}',
 `;
     const analysis = analyzeSource(text);
-    assert.deepEqual(analysis.model.blueprint.steps.map((step) => step.id?.value), ['one', 'two']);
+    assert.deepEqual(analysis.model.blueprint.steps.map((step) => [step.id?.value, step.mcp?.expectedSchemaHash?.value]), [['one', SCHEMA_A], ['two', SCHEMA_B]]);
+    assert.equal(textOf(text, analysis.model.blueprint.steps[1]!.mcp!.expectedSchemaHash!.span), `'${SCHEMA_B}'`);
+    assert.deepEqual(analysis.problems, []);
+  });
+
+  test('an unfinished call before complete ones: only the unfinished statement is TP111', () => {
+    const text = `import { mcpInvoke$ } from '@loom/plugin-mcp';
+export const one = mcpInvoke$('one', { toolName: 'a', expectedSchemaHash: '${SCHEMA_A}',
+export const two = mcpInvoke$('two', { toolName: 'b', expectedSchemaHash: '${SCHEMA_B}' });
+export const three = mcpInvoke$('three', { toolName: 'c', expectedSchemaHash: '${SCHEMA_A}' });
+`;
+    const analysis = analyzeSource(text);
+    assert.deepEqual(analysis.model.blueprint.steps.map((step) => step.id?.value), ['two', 'three']);
     const unreadable = only(analysis.problems, 'TP111');
     assert.equal(unreadable.length, 1);
-    assert.ok(textOf(text, unreadable[0]!.span)!.startsWith('export const three'));
+    assert.ok(textOf(text, unreadable[0]!.span)!.startsWith('export const one'));
     assert.equal(unreadable[0]!.severity, 'warning');
+    assert.match(unreadable[0]!.message, /^the pins in these lines cannot be read until the syntax error is fixed: /);
   });
 
   test('a broken statement in the middle loses only itself', () => {

@@ -102,15 +102,66 @@ function parserOptions(jsx: boolean): ParserOptions {
   };
 }
 
-/** The statement that holds `offset`, approximated by lines: from the last line that starts at column 0 with code, up to the next one. */
+/**
+ * The statement to leave out for a syntax error at `offset`, approximated by lines: a statement
+ * runs from a line that starts at column 0 with code up to the next such line. The parser often
+ * notices an unfinished statement only in the next one, so the nearest statement at or before
+ * `offset` whose brackets do not balance is chosen; when every one balances, the one holding
+ * `offset`.
+ */
 function statementAround(text: string, offset: number): Span {
   const startsStatement = (lineStart: number): boolean => /^[A-Za-z_$@/]/.test(text.slice(lineStart, lineStart + 1)) && !text.startsWith('//', lineStart);
-  let start = text.lastIndexOf('\n', Math.max(0, offset - 1)) + 1;
-  while (start > 0 && !startsStatement(start)) start = text.lastIndexOf('\n', start - 2) + 1;
-  let end = text.indexOf('\n', offset);
-  while (end >= 0 && !startsStatement(end + 1)) end = text.indexOf('\n', end + 1);
-  if (end < 0) end = text.length;
-  return { offset: start, length: Math.max(1, end - start) };
+  const statementAt = (at: number): Span => {
+    let start = text.lastIndexOf('\n', Math.max(0, at - 1)) + 1;
+    while (start > 0 && !startsStatement(start)) start = text.lastIndexOf('\n', start - 2) + 1;
+    let end = text.indexOf('\n', at);
+    while (end >= 0 && !startsStatement(end + 1)) end = text.indexOf('\n', end + 1);
+    if (end < 0) end = text.length;
+    return { offset: start, length: Math.max(1, end - start) };
+  };
+  const holding = statementAt(offset);
+  let candidate = holding;
+  for (let step = 0; step < 64; step++) {
+    if (closingBrackets(text.slice(candidate.offset, candidate.offset + candidate.length)) !== undefined) return candidate;
+    if (candidate.offset === 0) break;
+    candidate = statementAt(candidate.offset - 1);
+  }
+  return holding;
+}
+
+const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+/**
+ * The brackets that close what is still open at the end of `text` (a file being typed), or
+ * undefined when the end is inside a string, template or comment (a closed copy would give a
+ * literal that runs past the text). Strings, templates and comments are skipped roughly; a
+ * regular expression literal with a quote in it makes the answer wrong, which only costs the
+ * attempt: the parser still decides.
+ */
+function closingBrackets(text: string): string | undefined {
+  const stack: string[] = [];
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (char === '/' && text[index + 1] === '/') {
+      const end = text.indexOf('\n', index);
+      if (end < 0) break;
+      index = end;
+    } else if (char === '/' && text[index + 1] === '*') {
+      const end = text.indexOf('*/', index + 2);
+      if (end < 0) return undefined;
+      index = end + 1;
+    } else if (char === "'" || char === '"' || char === '`') {
+      let end = index + 1;
+      while (end < text.length && text[end] !== char && (char === '`' || text[end] !== '\n')) end += text[end] === '\\' ? 2 : 1;
+      if (end >= text.length || text[end] !== char) return undefined;
+      index = end;
+    } else if (CLOSER[char]) {
+      stack.push(CLOSER[char]!);
+    } else if (char === ')' || char === ']' || char === '}') {
+      stack.pop();
+    }
+  }
+  return stack.length > 0 ? stack.reverse().join('') : undefined;
 }
 
 function blank(text: string, span: Span): string {
@@ -128,6 +179,19 @@ function parseRecovering(text: string, jsx: boolean): { program: AstNode | undef
     } catch (error) {
       const position = (error as { pos?: unknown }).pos;
       if (typeof position !== 'number') return { program: undefined, unreadable };
+      // A file being typed ends inside a call: closing its brackets keeps the literals typed so
+      // far (offsets do not move, the brackets go after the end).
+      if (position >= current.trimEnd().length) {
+        const closers = closingBrackets(current);
+        if (closers) {
+          try {
+            const file = parse(current + closers, parserOptions(jsx)) as unknown as AstNode;
+            return { program: file.program as AstNode, unreadable };
+          } catch {
+            // Not enough: the statement is left out below.
+          }
+        }
+      }
       const span = statementAround(current, Math.min(position, current.length));
       const reason = error instanceof Error ? error.message.replace(/\s*\(\d+:\d+\)$/, '') : 'syntax error';
       unreadable.push({ span, reason });
