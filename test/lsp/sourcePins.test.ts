@@ -61,6 +61,8 @@ describe('pins in a TypeScript module, in the editor', () => {
     text = module(ECHO_SCHEMA_PIN, STALE_TOOL_PIN);
     writeFileSync(path.join(workspace, 'pins.ts'), text);
     writeFileSync(path.join(workspace, 'plain.ts'), 'export const answer = 42;\n');
+    // Never opened: the workspace scan reads it because it names a pin module.
+    writeFileSync(path.join(workspace, 'scanned.mts'), "import { mcpInvoke$ } from '@loom/plugin-mcp';\nexport const s = mcpInvoke$('s', { toolName: 'echo_upper', expectedSchemaHash: 'fnv1a64:XYZ' });\n");
     server = await startTestServer({ rootUri: `file://${workspace}` });
   });
 
@@ -110,6 +112,13 @@ describe('pins in a TypeScript module, in the editor', () => {
     const newPin = newText.slice(1, -1);
     assert.notEqual(newPin, ECHO_SCHEMA_PIN);
     assert.equal(applyTextEdits(text, documentEdits), module(newPin, STALE_TOOL_PIN), 'only the schema pin changed');
+  });
+
+  test('a module on disk that is never opened is checked by the workspace scan', async () => {
+    const scanned = `file://${path.join(workspace, 'scanned.mts')}`;
+    const published = await server.diagnostics(scanned, (params) => params.diagnostics.some((diagnostic) => diagnostic.code === 'TP204'), 20_000);
+    const malformed = published.diagnostics.find((diagnostic) => diagnostic.code === 'TP204')!;
+    assert.deepEqual(malformed.range, { start: { line: 1, character: 79 }, end: { line: 1, character: 92 } }, "the range of 'fnv1a64:XYZ'");
   });
 
   test('a TypeScript file without pins gets no diagnostics', async () => {

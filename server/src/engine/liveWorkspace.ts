@@ -163,7 +163,14 @@ export class LiveWorkspace {
       this.documents.delete(file);
       return;
     }
-    this.documents.set(file, { text, open: false, analysis: analyzeDocument(kind, text, file) });
+    const analysis = analyzeDocument(kind, text, file);
+    // A module without pins is not kept unless an editor holds it: a watcher reports every
+    // TypeScript file a build writes, and none of them is a document.
+    if (analysis.kind === 'source' && !holdsAnything(analysis)) {
+      this.documents.delete(file);
+      return;
+    }
+    this.documents.set(file, { text, open: false, analysis });
   }
 
   /** An editor opened or changed a document. */
@@ -203,10 +210,11 @@ export class LiveWorkspace {
     const before = state?.analysis;
     if (deleted) this.documents.delete(file);
     else await this.loadFromDisk(file);
-    if (definesServers(before) || definesServers(this.documents.get(file)?.analysis)) {
+    const after = this.documents.get(file)?.analysis;
+    if (definesServers(before) || definesServers(after)) {
       this.invalidateRegistry(this.folderOf(file));
       this.fire(this.paths());
-    } else {
+    } else if (before || after) {
       this.fire([file]);
     }
   }
@@ -362,4 +370,10 @@ export class LiveWorkspace {
 function definesServers(analysis: DocumentAnalysis | undefined): boolean {
   if (!analysis) return false;
   return analysis.kind === 'connector' || (connectorOf(analysis)?.instances.length ?? 0) > 0;
+}
+
+/** True when a source file's analysis has a step, a connector instance or a problem to show. */
+function holdsAnything(analysis: DocumentAnalysis): boolean {
+  if (analysis.kind !== 'source') return true;
+  return analysis.model.blueprint.steps.length > 0 || analysis.model.connector.instances.length > 0 || analysis.problems.length > 0;
 }
