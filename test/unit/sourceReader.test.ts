@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf } from '../../server/src/core/documents';
-import { applyTextEdits, replacePinEdit, stringLiteral } from '../../server/src/core/fixes';
+import { applyTextEdits, lowercasePinEdit, replacePinEdit, stringLiteral } from '../../server/src/core/fixes';
 import type { Problem, Span } from '../../server/src/core/problems';
 import { connectorServers } from '../../server/src/core/registry';
 import { analyzeSource } from '../../server/src/core/source/analyzeSource';
@@ -313,6 +313,19 @@ describe('source files: re-pins change only the pin literal, in its own quotes',
     assert.equal(stringLiteral('a`${b}', '`'), '`a\\`\\${b}`');
     assert.equal(stringLiteral('a"b', undefined), '"a\\"b"');
     assert.equal(stringLiteral('a"b', '"'), '"a\\"b"');
+  });
+
+  test('lower-casing a malformed pin keeps its quotes; a literal with an escape is not touched', () => {
+    for (const quote of ["'", '`', '"']) {
+      const text = `import { mcpInvoke$ } from '@loom/plugin-mcp';\nmcpInvoke$('a', { toolName: 't', expectedSchemaHash: ${quote}FNV1A64:0123456789ABCDEF${quote} });\n`;
+      const malformed = only(analyzeSource(text).problems, 'TP204')[0]!;
+      const edit = lowercasePinEdit(text, malformed.span, 'fnv1a64')!;
+      assert.equal(edit.content, `${quote}${SCHEMA_A}${quote}`);
+      assert.deepEqual(analyzeSource(applyTextEdits(text, [edit])).problems, []);
+    }
+    const escaped = `import { mcpInvoke$ } from '@loom/plugin-mcp';\nmcpInvoke$('a', { toolName: 't', expectedSchemaHash: 'FNV1A64:\\x30123456789ABCDEF' });\n`;
+    const malformed = only(analyzeSource(escaped).problems, 'TP204')[0]!;
+    assert.equal(lowercasePinEdit(escaped, malformed.span, 'fnv1a64'), undefined);
   });
 
   test('without the text (the JSON kinds), a re-pin writes JSON as before', () => {

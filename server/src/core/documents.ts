@@ -62,11 +62,6 @@ export function connectorOf(document: DocumentModel): ConnectorModel | undefined
   return undefined;
 }
 
-/** True when a document defines connector instances (or may: every source file is asked). */
-export function definesConnectors(kind: DocumentKind | undefined): boolean {
-  return kind === 'connector' || kind === 'source';
-}
-
 /**
  * Analyzes a document of a known kind. `fileName` lets a source file's reader know JSX files
  * (`.tsx`, `.jsx`). Never throws.

@@ -261,16 +261,25 @@ export function lowercasedPin(value: string, algorithm: PinAlgorithm): string | 
  */
 export function lowercasePinEdit(text: string, span: Span, algorithm: PinAlgorithm): TextEdit | undefined {
   const literal = text.slice(span.offset, span.offset + span.length);
-  if (literal.length < 2 || !literal.startsWith('"') || !literal.endsWith('"')) return undefined;
+  const quote = literal[0];
+  if (literal.length < 2 || (quote !== '"' && quote !== "'" && quote !== '`') || !literal.endsWith(quote)) return undefined;
   let value: unknown;
-  try {
-    value = JSON.parse(literal);
-  } catch {
-    return undefined;
+  if (quote === '"') {
+    try {
+      value = JSON.parse(literal);
+    } catch {
+      return undefined;
+    }
+  } else {
+    // A source file's '…' or `…` literal (core/source): read only when it holds no escape or
+    // substitution, so its value is its text.
+    const inner = literal.slice(1, -1);
+    if (inner.includes('\\') || inner.includes('${')) return undefined;
+    value = inner;
   }
   if (typeof value !== 'string') return undefined;
   const lower = lowercasedPin(value, algorithm);
-  return lower === undefined ? undefined : replaceStringEdit(span, lower);
+  return lower === undefined ? undefined : { offset: span.offset, length: span.length, content: stringLiteral(lower, quote) };
 }
 
 /** Applies edits (non-overlapping, any order) to a text. */

@@ -28,7 +28,7 @@ import {
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/connector';
-import { connectorOf } from '../core/documents';
+import { connectorOf, documentKindOf } from '../core/documents';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -169,6 +169,9 @@ function lowercaseEditsOf(text: string, problems: ReadonlyArray<{ code: ProblemC
   });
 }
 
+/** Quick fixes that insert or remove JSON members rather than replace a literal. */
+const JSON_STRUCTURE_FIXES = new Set(['TP405', 'TP401', 'TP404', 'TP308', 'TP305']);
+
 function quickFixesFor(
   document: TextDocument,
   text: string,
@@ -183,6 +186,9 @@ function quickFixesFor(
   const span: Span = { offset: start, length: document.offsetAt(diagnostic.range.end) - start };
   const fix = (title: string, edits: readonly TextEdit[], preferred = false): CodeAction[] =>
     edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
+  // Entries of include and toolsSnapshot are added and cut with the JSON scanner: in a TypeScript
+  // or JavaScript source only the fixes that replace one literal are offered.
+  if (documentKindOf(uriToPath(document.uri)) === 'source' && JSON_STRUCTURE_FIXES.has(String(diagnostic.code))) return [];
   switch (diagnostic.code) {
     case 'TP400': {
       if (!isDriftData(data)) return [];
