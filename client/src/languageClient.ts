@@ -11,7 +11,19 @@ import { DidChangeTrustNotification, GetCredentialRequest } from '../../server/s
 /** The client id doubles as the settings prefix, so `toolpin.trace.server` traces this client. */
 export const CLIENT_ID = 'toolpin';
 
-export const DOCUMENT_SELECTOR = [{ language: 'toolpin-blueprint' }, { language: 'toolpin-connector' }];
+/**
+ * Toolpin's two JSON kinds, and TypeScript and JavaScript modules for the pins written in code
+ * (`defineConnector`, `mcpInvoke$`; docs/formats.md "Source files"). The server reads a module
+ * only when its text names a pin module, so ordinary modules cost a substring search.
+ */
+export const DOCUMENT_SELECTOR = [
+  { language: 'toolpin-blueprint' },
+  { language: 'toolpin-connector' },
+  { scheme: 'file', language: 'typescript' },
+  { scheme: 'file', language: 'typescriptreact' },
+  { scheme: 'file', language: 'javascript' },
+  { scheme: 'file', language: 'javascriptreact' },
+];
 
 /** The secret-storage key of a credential named by a connector's `credentialRef`. */
 export function credentialKey(name: string): string {

@@ -26,7 +26,10 @@ export interface ImportSite {
  * `import 'x'`, `require('x')`, `import('x')` (also in `typeof import('x')`). Statements are matched
  * at the start of a line, so a JSDoc line (` * import x from 'y'`) is not an import.
  */
-export function importsOf(source: string): ImportSite[] {
+export function importsOf(text: string): ImportSite[] {
+  // Comments may quote an import (an example in a doc comment) without loading anything. A `//`
+  // after a colon or a quote is left alone: it is inside a URL or a string.
+  const source = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   const sites: ImportSite[] = [];
   for (const match of source.matchAll(/^[ \t]*(import|export)\b(\s+type\b)?[^;'"]*?\bfrom\s*(['"])([^'"\n]+)\3/gm)) {
     sites.push({ specifier: match[4]!, typeOnly: match[2] !== undefined });

@@ -8,9 +8,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ConnectorModel } from '../core/connector';
 import { LineIndex, type Position } from '../core/lineIndex';
-import { analyzeDocument, documentKindOf } from '../core/documents';
+import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents';
 import { capProblems, type Problem } from '../core/problems';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { TrustVerdict } from '../core/trust';
@@ -22,7 +21,7 @@ import { PinStoreReader, pinsOf } from '../engine/pinStore';
 import { terminalSafe } from '../core/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
-import { findFiles } from '../io/fileFinder';
+import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
 import { TOOLPIN_VERSION } from '../runtime';
 import type { CliIo } from './io';
 import { cliTrust } from './trust';
@@ -53,7 +52,8 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
       continue;
     }
     const found = await findFiles(target, {
-      match: (_relative, name) => documentKindOf(name) !== undefined,
+      match: isDocumentName,
+      accept: acceptDocument,
       gitignore: true,
       onUnreadable: (folder, reason) => unreadable.push({ path: folder, reason }),
     });
@@ -180,8 +180,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
       couldNotRead = true;
       continue;
     }
-    const analysis = analyzeDocument(kind, text);
-    documents.push({ path: file, kind, model: analysis.model, text, display, problems: analysis.problems });
+    const analysis = analyzeDocument(kind, text, file);
+    documents.push({ path: file, ...analysis, text, display });
   }
 
   const env = args.env ?? process.env;
@@ -193,14 +193,19 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     }
   };
   // The registry is the workspace's, whatever part of it is checked: a blueprint checked alone
-  // still names the servers its folder's connector files declare (as in the editor).
-  const connectors = documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel }));
-  const given = new Set(connectors.map((connector) => connector.path));
+  // still names the servers its folder's connector files and modules declare (as in the editor).
+  const connectors = documents.flatMap((document) => {
+    const model = connectorOf(document);
+    return model ? [{ path: document.path, model }] : [];
+  });
+  const given = new Set(documents.map((document) => document.path));
   const { files: workspaceFiles } = await findDocuments([workspaceFolder]);
   for (const file of workspaceFiles) {
-    if (given.has(file) || documentKindOf(file) !== 'connector') continue;
+    const kind = documentKindOf(file);
+    if (given.has(file) || (kind !== 'connector' && kind !== 'source')) continue;
     const text = await readOptional(file);
-    if (text !== undefined) connectors.push({ path: file, model: analyzeDocument('connector', text).model as ConnectorModel });
+    const model = text === undefined ? undefined : connectorOf(analyzeDocument(kind, text, file));
+    if (model) connectors.push({ path: file, model });
   }
   const registry = await buildWorkspaceRegistry({ workspaceFolder, connectors, readFile: readOptional, variables: { env, userHome: os.homedir() } });
 

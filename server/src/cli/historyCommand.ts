@@ -37,7 +37,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BlueprintModel } from '../core/blueprint';
 import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument, documentKindOf } from '../core/documents';
+import { analyzeDocument, blueprintOf, connectorOf, documentKindOf } from '../core/documents';
 import {
   type Execution,
   type HistoryKey,
@@ -170,9 +170,11 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
       couldNotRead = true;
       continue;
     }
-    const analysis = analyzeDocument(kind, text);
-    if (kind === 'blueprint') blueprints.push({ model: analysis.model as BlueprintModel, file: display(io.cwd, file) });
-    else connectors.push({ path: file, model: analysis.model as ConnectorModel });
+    const analysis = analyzeDocument(kind, text, file);
+    const blueprint = blueprintOf(analysis);
+    const connector = connectorOf(analysis);
+    if (blueprint && (kind === 'blueprint' || blueprint.steps.length > 0)) blueprints.push({ model: blueprint, file: display(io.cwd, file) });
+    if (connector && (kind === 'connector' || connector.instances.length > 0)) connectors.push({ path: file, model: connector });
   }
   const pins = schemaPinsOf(blueprints);
 

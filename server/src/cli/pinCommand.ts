@@ -23,8 +23,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/changes';
-import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument } from '../core/documents';
+import { analyzeDocument, connectorOf } from '../core/documents';
 import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntry } from '../core/fixes';
 import { LineIndex } from '../core/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
@@ -149,7 +148,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   for (const repin of repins) {
     const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
     const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
-    const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live)]).split(/\r?\n/)[start.line] ?? '';
+    const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
     io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
     io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
     const change = repin.summary;
@@ -309,14 +308,16 @@ async function writeDocument(
         list = { repins, removals };
       }
 
-      let text = applyTextEdits(target.text, list.repins.map((repin) => replacePinEdit(repin.problem.span, repin.live)));
+      // The pin literal keeps its own quote (a source file's '…' or `…`).
+      let text = applyTextEdits(target.text, list.repins.map((repin) => replacePinEdit(repin.problem.span, repin.live, target.text)));
       let removed = 0;
       // Removals one at a time, each on a fresh analysis: two removals in one snapshot would
       // otherwise both claim the comma between them.
       for (const removal of list.removals) {
-        const instanceIndex = (target.model as ConnectorModel).instances.findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
-        const fresh = analyzeDocument('connector', text).model as ConnectorModel;
-        const instance = fresh.instances[instanceIndex];
+        const instanceIndex = (connectorOf(target)?.instances ?? []).findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
+        // Entries are cut with the JSON scanner, so source files keep theirs for a hand edit.
+        const fresh = target.kind === 'connector' ? connectorOf(analyzeDocument('connector', text)) : undefined;
+        const instance = fresh?.instances[instanceIndex];
         const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
         if (edits.length === 0) {
           io.stderr(`toolpin pin: could not remove the snapshot entry of "${removal.tool}" in ${document.display}; remove it by hand\n`);

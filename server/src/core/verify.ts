@@ -429,7 +429,9 @@ function verifyInstance(
       );
     }
   }
-  if (instance.snapshotSpan) {
+  // A selection or a snapshot with parts computed at run time (source files) is not complete, so
+  // "selected but not pinned" would be a guess.
+  if (instance.snapshotSpan && !instance.computed?.include && !instance.computed?.snapshot) {
     const pinned = new Set(instance.snapshot.map((entry) => entry.tool.value));
     // With an include, each unpinned entry is marked where it is listed; without one, every served
     // tool is selected and the finding goes on the opening brace of toolsSnapshot.

@@ -4,18 +4,16 @@
  * a found entry is cached for good; a missing one is looked for again next time.
  */
 import * as path from 'node:path';
-import type { BlueprintModel } from '../core/blueprint';
-import type { ConnectorModel } from '../core/connector';
-import type { DocumentAnalysis } from '../core/documents';
+import { blueprintOf, connectorOf, type DocumentAnalysis } from '../core/documents';
 import { storePathOf } from '../core/fixes';
 import type { ParsedPin } from '../core/pins';
 
 /** Every well-formed pin of a document. */
 export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): ParsedPin[] {
-  if (analysis.kind === 'blueprint') {
-    return (analysis.model as BlueprintModel).steps.flatMap((step) => (step.mcp?.pin ? [step.mcp.pin] : []));
-  }
-  return (analysis.model as ConnectorModel).instances.flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [entry.parsed] : [])));
+  return [
+    ...(blueprintOf(analysis)?.steps ?? []).flatMap((step) => (step.mcp?.pin ? [step.mcp.pin] : [])),
+    ...(connectorOf(analysis)?.instances ?? []).flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [entry.parsed] : []))),
+  ];
 }
 
 export class PinStoreReader {

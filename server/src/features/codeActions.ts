@@ -28,6 +28,7 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/connector';
+import { connectorOf, documentKindOf } from '../core/documents';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -141,7 +142,7 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
   }
 
   if (wants(CodeActionKind.QuickFix) || wants(FIX_ALL_KIND) || wants(CodeActionKind.Source)) {
-    const { drifted, repins, entries } = await repinsOf(file, workspace);
+    const { drifted, repins, entries } = await repinsOf(file, workspace, text);
     const repinTitle = `Re-pin all ${drifted.length} drifted pin${drifted.length === 1 ? '' : 's'}`;
     if (wants(CodeActionKind.QuickFix) && drifted.length > 1) {
       actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins, entries, options) });
@@ -162,11 +163,12 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
 }
 
 /** The re-pins of every drifted pin of a file, with the store entries that record their content. */
-async function repinsOf(file: string, workspace: LiveWorkspace): Promise<{ drifted: unknown[]; repins: TextEdit[]; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
+async function repinsOf(file: string, workspace: LiveWorkspace, text: string): Promise<{ drifted: unknown[]; repins: TextEdit[]; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
   const folder = workspace.folderOf(file);
   const verification = await workspace.verification(file);
   const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
-  const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live));
+  // The pin literal keeps its own quote (a source file's '…' or `…`).
+  const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live, text));
   const entries = drifted.flatMap((found) => {
     const entry = storeEntryFor(found.data);
     return entry ? [{ folder, ...entry }] : [];
@@ -176,7 +178,7 @@ async function repinsOf(file: string, workspace: LiveWorkspace): Promise<{ drift
 
 /** The `toolpin/repinEdits` answer: re-pins only, and their count. */
 export async function computeRepinEdits(document: TextDocument, workspace: LiveWorkspace, options: EditBuilder): Promise<RepinEditsResult> {
-  const { repins, entries } = await repinsOf(uriToPath(document.uri), workspace);
+  const { repins, entries } = await repinsOf(uriToPath(document.uri), workspace, document.getText());
   return { edit: repins.length > 0 ? buildWorkspaceEdit(document, repins, entries, options) : null, repins: repins.length };
 }
 
@@ -192,6 +194,9 @@ function lowercaseEditsOf(text: string, problems: ReadonlyArray<{ code: ProblemC
   });
 }
 
+/** Quick fixes that insert or remove JSON members rather than replace a literal. */
+const JSON_STRUCTURE_FIXES = new Set(['TP405', 'TP401', 'TP404', 'TP308', 'TP305']);
+
 function quickFixesFor(
   document: TextDocument,
   text: string,
@@ -206,6 +211,9 @@ function quickFixesFor(
   const span: Span = { offset: start, length: document.offsetAt(diagnostic.range.end) - start };
   const fix = (title: string, edits: readonly TextEdit[], preferred = false): CodeAction[] =>
     edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
+  // Entries of include and toolsSnapshot are added and cut with the JSON scanner: in a TypeScript
+  // or JavaScript source only the fixes that replace one literal are offered.
+  if (documentKindOf(uriToPath(document.uri)) === 'source' && JSON_STRUCTURE_FIXES.has(String(diagnostic.code))) return [];
   switch (diagnostic.code) {
     case 'TP400': {
       if (!isDriftData(data)) return [];
@@ -224,7 +232,7 @@ function quickFixesFor(
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
           isPreferred: true,
-          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live)], entry ? [{ folder, ...entry }] : [], options),
+          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live, document.getText())], entry ? [{ folder, ...entry }] : [], options),
         },
       ];
     }
@@ -294,6 +302,6 @@ function quickFixesFor(
 
 function instanceAt(workspace: LiveWorkspace, document: TextDocument, offset: number): ConnectorModel['instances'][number] | undefined {
   const analysis = workspace.analysis(uriToPath(document.uri));
-  if (analysis?.kind !== 'connector') return undefined;
-  return (analysis.model as ConnectorModel).instances.find((instance) => offset >= instance.node.offset && offset <= instance.node.offset + instance.node.length);
+  const model = analysis ? connectorOf(analysis) : undefined;
+  return model?.instances.find((instance) => offset >= instance.node.offset && offset <= instance.node.offset + instance.node.length);
 }
