@@ -16,6 +16,8 @@ import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { TrustVerdict } from '../core/trust';
 import type { VerificationResult } from '../core/verify';
 import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report';
+import { toMarkdown } from '../core/markdownReport';
+import type { ParsedPin } from '../core/pins';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { PinStoreReader, pinsOf } from '../engine/pinStore';
@@ -80,7 +82,7 @@ export async function checkWorkspaceFolder(io: CliIo, command: string, workspace
 
 export interface CheckArgs {
   paths: string[];
-  format: 'text' | 'json' | 'sarif';
+  format: 'text' | 'json' | 'sarif' | 'markdown';
   /** The folder that stdio servers start in and mcp.json files are read from (default: cwd). */
   workspace?: string;
   /** Skip live verification: every pin is "cannot verify (offline)". */
@@ -128,6 +130,8 @@ export interface VerifiedWorkspace {
   readonly inventory: Inventory;
   readonly results: Map<string, VerificationResult>;
   readonly couldNotRead: boolean;
+  /** The pin store's content of the documents' pins (`.toolpin/store`), for diffs. */
+  readonly pinnedContent: (pin: ParsedPin) => string | undefined;
 }
 
 /**
@@ -239,11 +243,11 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   });
   const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
   const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent);
-  return { workspaceFolder, documents, registry, inventory, results, couldNotRead };
+  return { workspaceFolder, documents, registry, inventory, results, couldNotRead, pinnedContent };
 }
 
 export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> {
-  const { documents, registry, inventory, results, couldNotRead } = await verifyPaths(io, args, 'check');
+  const { documents, registry, inventory, results, couldNotRead, pinnedContent } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
@@ -259,7 +263,8 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
   const status = exitStatusOf(report, couldNotRead, args.failOn ?? 'drift');
 
   if (args.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION), null, 2)}\n`);
+  else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`);
+  else if (args.format === 'markdown') io.stdout(toMarkdown(report, reportInputs, { pinnedContent, offline: args.offline === true }));
   else {
     // Each pin line names where the editor underlines its diagnostic (the tool name of a tool
     // that is not served, the pin otherwise), converted by the same line index.
