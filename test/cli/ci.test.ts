@@ -100,8 +100,9 @@ describe('markdown escapes hostile server text', () => {
     // A connector pinned against a tools file whose description tries every markdown escape.
     const workspace = mkdtempSync(path.join(temp, 'hostile-'));
     const hostile = 'Close ``` the fence ```` <img src=x onerror=alert(1)> [click](https://evil.example) ![i](https://evil.example/i.png) https://evil.example\n# heading';
+    const controls = ' \u001b[31mred\u001b[0m \u202egnp.exe';
     const toolsFile = path.join(workspace, 'tools.json');
-    writeFileSync(toolsFile, JSON.stringify([{ name: 'evil_tool', description: hostile, inputSchema: { type: 'object' } }]));
+    writeFileSync(toolsFile, JSON.stringify([{ name: 'evil_tool', description: hostile + controls, inputSchema: { type: 'object' } }]));
     const server = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
     writeFileSync(
       path.join(workspace, 'evil.connector.jsonc'),
@@ -124,6 +125,9 @@ describe('markdown escapes hostile server text', () => {
     assert.deepEqual(headings(tokens).filter((heading) => heading.includes('heading')), []);
     const block = tokens.find((token) => token.type === 'fence' && token.content.includes('Close'));
     assert.ok(block?.content.includes(hostile), result.stdout);
+    // No control or bidirectional character reaches the summary (nor the CI log it is printed to).
+    assert.ok(!result.stdout.includes('\u001b') && !result.stdout.includes('\u202e'));
+    assert.ok(block!.content.includes(' \\u{001b}[31mred\\u{001b}[0m \\u{202e}gnp.exe'), block!.content);
   });
 });
 

@@ -7,13 +7,14 @@
  * a code span or in a fenced code block whose fence is longer than any backtick run inside
  * (util/markdown.ts), so it cannot close the block, start a heading, or inject a link, an image
  * or HTML, and GitHub's autolinking does not reach inside code. The only markup outside code is
- * this file's own words.
+ * this file's own words. Control and bidirectional characters are shown as `\u{…}` escapes.
  */
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from './changes';
 import { isDriftData, isSecurityData, type DriftData, type SecurityData } from './payloads';
 import { isParsedPin, type ParsedPin, parsePin } from './pins';
 import type { CheckReport, ReportFileInput } from './report';
 import { LineIndex } from './lineIndex';
+import { terminalSafe } from './terminalText';
 import { codeBlock, inlineCode } from '../util/markdown';
 
 /** GitHub refuses a job summary over 1 MiB; the report stops well before, and says so. */
@@ -168,6 +169,8 @@ export function toMarkdown(report: CheckReport, files: readonly ReportFileInput[
   while (kept > 1 && rendered.slice(0, kept).join('\n').length > MARKDOWN_LIMIT) kept--;
   let text = rendered.slice(0, kept).join('\n');
   if (kept < rendered.length) text += `\n\n… ${rendered.length - kept} more section(s) left out: GitHub limits a job summary to 1 MiB; run toolpin check for the rest.`;
-  text = `${text.trimEnd()}\n`;
+  // Controls and bidirectional characters are shown as escapes: the report is also printed to CI
+  // logs (which act on ANSI sequences), and a U+202E would reorder what a reviewer reads.
+  text = `${terminalSafe(text).trimEnd()}\n`;
   return text;
 }
