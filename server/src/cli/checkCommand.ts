@@ -5,7 +5,7 @@
  * Exit status: 0 every pin verified and no error-level problem; 1 any drift, missing tool or
  * error-level problem; 2 nothing of that, but something could not be verified (or read).
  */
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LineIndex, type Position } from '../core/lineIndex';
@@ -15,6 +15,8 @@ import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { TrustVerdict } from '../core/trust';
 import type { VerificationResult } from '../core/verify';
 import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report';
+import { toMarkdown } from '../core/markdownReport';
+import type { ParsedPin } from '../core/pins';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { PinStoreReader, pinsOf } from '../engine/pinStore';
@@ -80,7 +82,7 @@ export async function checkWorkspaceFolder(io: CliIo, command: string, workspace
 
 export interface CheckArgs {
   paths: string[];
-  format: 'text' | 'json' | 'sarif';
+  format: 'text' | 'json' | 'sarif' | 'markdown';
   /** The folder that stdio servers start in and mcp.json files are read from (default: cwd). */
   workspace?: string;
   /** Skip live verification: every pin is "cannot verify (offline)". */
@@ -93,6 +95,14 @@ export interface CheckArgs {
   trust?: boolean;
   /** What makes the run exit 1 (core/report.ts `FailOn`); default `drift`. */
   failOn?: FailOn;
+  /**
+   * `--structure-only`: offline, and pins left unverified because of it do not make the status 2
+   * (a commit hook checks structure; it must not start servers, nor fail for not starting them).
+   * A file that cannot be read, or no file at all, is still 2.
+   */
+  structureOnly?: boolean;
+  /** Also write the SARIF report to this file (so one run gives a job summary and SARIF). */
+  sarifFile?: string;
 }
 
 /**
@@ -128,6 +138,8 @@ export interface VerifiedWorkspace {
   readonly inventory: Inventory;
   readonly results: Map<string, VerificationResult>;
   readonly couldNotRead: boolean;
+  /** The pin store's content of the documents' pins (`.toolpin/store`), for diffs. */
+  readonly pinnedContent: (pin: ParsedPin) => string | undefined;
 }
 
 /**
@@ -244,11 +256,12 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   });
   const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
   const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent);
-  return { workspaceFolder, documents, registry, inventory, results, couldNotRead };
+  return { workspaceFolder, documents, registry, inventory, results, couldNotRead, pinnedContent };
 }
 
-export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> {
-  const { documents, registry, inventory, results, couldNotRead } = await verifyPaths(io, args, 'check');
+export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number> {
+  const args: CheckArgs = given.structureOnly ? { ...given, offline: true } : given;
+  const { documents, registry, inventory, results, couldNotRead, pinnedContent } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
@@ -261,10 +274,23 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     listing: inventory.listing(definition),
   }));
   const report = buildReport(reportInputs, servers);
-  const status = exitStatusOf(report, couldNotRead, args.failOn ?? 'drift');
+  const judged = args.structureOnly ? { ...report, summary: { ...report.summary, cannotVerify: 0 } } : report;
+  let status: number = exitStatusOf(judged, couldNotRead, args.failOn ?? 'drift');
 
+  if (args.sarifFile !== undefined) {
+    const target = path.resolve(io.cwd, args.sarifFile);
+    try {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, `${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`, 'utf8');
+    } catch (error) {
+      // A CI job that asked for SARIF and gets none must not pass: 0 becomes 2, a failure stays.
+      io.stderr(`toolpin check: cannot write ${args.sarifFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+      if (status === 0) status = 2;
+    }
+  }
   if (args.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION), null, 2)}\n`);
+  else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`);
+  else if (args.format === 'markdown') io.stdout(toMarkdown(report, reportInputs, { pinnedContent, offline: args.offline === true }));
   else {
     // Each pin line names where the editor underlines its diagnostic (the tool name of a tool
     // that is not served, the pin otherwise), converted by the same line index.

@@ -68,12 +68,17 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is not JSON, or a usage error.',
   },
   check: {
-    usage: 'check [paths…] [--format text|json|sarif] [--workspace DIR] [--offline] [--timeout MS] [--concurrency N]',
+    usage: 'check [paths…] [--format text|json|sarif|markdown] [--workspace DIR] [--offline|--structure-only] [--timeout MS] [--concurrency N]',
     summary: 'check blueprint and connector files (default: the current folder) and verify every pin against the live MCP servers',
     options: {
-      format: { type: 'string', value: 'FORMAT', help: 'text (default), json or sarif' },
+      format: { type: 'string', value: 'FORMAT', help: 'text (default), json, sarif, or markdown (a GitHub job summary or pull-request comment: per file the drifted tools, what changed and the diffs)' },
+      'sarif-file': { type: 'string', value: 'FILE', help: 'also write the SARIF report to FILE (one run gives both a summary and SARIF)' },
       workspace: WORKSPACE_OPTION,
       offline: { type: 'boolean', help: 'do not contact servers; pins are reported as cannot verify' },
+      'structure-only': {
+        type: 'boolean',
+        help: 'like --offline, but pins left unverified do not make the exit status 2: for commit hooks, which check structure and start no server',
+      },
       'fail-on': { type: 'string', value: 'LEVEL', help: 'what exits 1: security (only tool-poisoning cues, TP407), drift (default: any drift, missing tool or error) or warning (also warnings)' },
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
@@ -298,7 +303,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return hashCommand(io, { source: rest[0]!, format });
     }
     case 'check': {
-      const format = parseFormat(command, text('format'), ['text', 'json', 'sarif'] as const, io);
+      const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
       const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
       const failOn = text('fail-on') ?? 'drift';
@@ -310,9 +315,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return commands().checkCommand(io, {
         failOn: failOn as FailOn,
         paths: rest,
+        ...(text('sarif-file') !== undefined ? { sarifFile: text('sarif-file')! } : {}),
         format,
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
         offline: flag('offline'),
+        structureOnly: flag('structure-only'),
         trust: flag('trust'),
         ...TIMEOUTS(timeout),
         ...(concurrency !== undefined ? { concurrency } : {}),

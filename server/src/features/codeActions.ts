@@ -40,7 +40,8 @@ import {
   storeEntry,
   type TextEdit,
 } from '../core/fixes';
-import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData } from '../core/payloads';
+import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/payloads';
+import type { BlueprintModel } from '../core/blueprint';
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -251,10 +252,12 @@ function quickFixesFor(
       ];
     }
     case 'TP401': {
-      if (!isUnservedPinData(data) || data.kind !== 'tool') return [];
+      if (!isUnservedPinData(data)) return [];
+      const rename = renameActions(document, diagnostic, data, workspace, folder, options, start);
+      if (data.kind !== 'tool') return rename;
       const instance = instanceAt(workspace, document, start);
-      if (!instance) return [];
-      return fix(`Remove the pin of "${data.tool}" (no longer served)`, removeSnapshotEntryEdits(text, instance, data.tool));
+      if (!instance) return rename;
+      return [...rename, ...fix(`Remove the pin of "${data.tool}" (no longer served)`, removeSnapshotEntryEdits(text, instance, data.tool))];
     }
     case 'TP204':
     case 'TP306': {
@@ -298,6 +301,53 @@ function quickFixesFor(
     default:
       return [];
   }
+}
+
+/**
+ * The rename fix of a TP401 whose tool looks renamed (core/verify.ts): the step's `toolName`, or
+ * the snapshot key and its `include` entry, become the new name, and the pin becomes the renamed
+ * tool's live pin, with its store entry. It is a guess from matching content, so it is never
+ * preferred nor part of fix-all, and its title asks for a review of the live tool first. The
+ * spans come from the current analysis, not from the payload.
+ */
+function renameActions(
+  document: TextDocument,
+  diagnostic: Diagnostic,
+  data: UnservedPinData,
+  workspace: LiveWorkspace,
+  folder: string,
+  options: EditBuilder,
+  start: number,
+): CodeAction[] {
+  const rename = renameOf(data);
+  if (!rename) return [];
+  const analysis = workspace.analysis(uriToPath(document.uri));
+  const edits: TextEdit[] = [];
+  if (data.kind === 'schema' && analysis?.kind === 'blueprint') {
+    const step = (analysis.model as BlueprintModel).steps.find((candidate) => candidate.mcp?.toolName?.span.offset === start);
+    const mcp = step?.mcp;
+    if (!mcp?.toolName || mcp.toolName.value !== data.tool || !mcp.expectedSchemaHash) return [];
+    edits.push(replaceStringEdit(mcp.toolName.span, rename.tool));
+    if (mcp.expectedSchemaHash.value !== rename.live) edits.push(replacePinEdit(mcp.expectedSchemaHash.span, rename.live));
+  } else if (data.kind === 'tool') {
+    const instance = instanceAt(workspace, document, start);
+    const entry = instance?.snapshot.find((candidate) => candidate.tool.span.offset === start && candidate.tool.value === data.tool);
+    if (!instance || !entry) return [];
+    edits.push(replaceStringEdit(entry.tool.span, rename.tool), replacePinEdit(entry.pin.span, rename.live));
+    // A renamed pin outside include would be a new finding (TP305): its include entry follows it.
+    for (const included of instance.include ?? []) if (included.value === data.tool) edits.push(replaceStringEdit(included.span, rename.tool));
+  } else {
+    return [];
+  }
+  const entry = storeEntryFor(rename);
+  return [
+    {
+      title: `Rename "${data.tool}" to "${rename.tool}" and re-pin (${rename.match === 'content' ? 'same content' : `same ${rename.match}`}; review the live tool first)`,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [diagnostic],
+      edit: buildWorkspaceEdit(document, edits, entry ? [{ folder, ...entry }] : [], options),
+    },
+  ];
 }
 
 function instanceAt(workspace: LiveWorkspace, document: TextDocument, offset: number): ConnectorModel['instances'][number] | undefined {
