@@ -67,18 +67,22 @@ describe('toolpin check --format markdown on the example workspace', () => {
     assert.deepEqual(headings(tokens), [
       'h2 Toolpin check: security finding',
       'h3 examples/blueprints/triage-inbound-issue.blueprint.jsonc',
+      'h3 examples/blueprints/triage.steps.ts',
       'h3 examples/connectors/memory.connector.jsonc',
       'h3 examples/connectors/notes.connector.jsonc',
+      'h3 examples/connectors/notes.connectors.ts',
       'h3 Servers that could not be listed',
     ]);
     // Each drifted tool is a list item whose first code spans are the tool and the server, then the change.
     const items = result.stdout.split('\n').filter((line) => /^- `[^`]+` on `[^`]+` \((schema|tool) pin/.test(line));
     assert.deepEqual(items.map((line) => /^- `([^`]+)` on `([^`]+)` \((\w+) pin, line \d+\): `(.*)`$/.exec(line)!.slice(1)), [
       ['reverse_text', 'notes_tools', 'schema', 'input schema: required property "locale" added (breaking)'],
+      ['reverse_text', 'notes_tools', 'schema', 'input schema: required property "locale" added (breaking)'],
       ['add_numbers', 'notes_tools', 'tool', 'description only'],
       ['reverse_text', 'notes_tools', 'tool', 'input schema: required property "locale" added (breaking)'],
+      ['reverse_text', 'notes_code', 'tool', 'input schema: required property "locale" added (breaking)'],
     ]);
-    assert.match(result.stdout, /3 file\(s\), 13 pin\(s\): 7 verified, 3 drifted, 2 missing, 0 ambiguous, 1 cannot verify; 9 problem\(s\), 1 security finding\(s\)\./);
+    assert.match(result.stdout, /5 file\(s\), 17 pin\(s\): 9 verified, 5 drifted, 2 missing, 0 ambiguous, 1 cannot verify; 13 problem\(s\), 1 security finding\(s\)\./);
   });
 
   test('the rug pull: its TP407 quoted with each cue, and the description diff in a fenced block', () => {
@@ -145,7 +149,7 @@ describe('SARIF: drift results carry the re-pin as a fix', () => {
     };
     const results = sarif.runs[0].results as Result[];
     const drifts = results.filter((entry) => entry.ruleId === 'TP400');
-    assert.equal(drifts.length, 3);
+    assert.equal(drifts.length, 5);
     assert.ok(results.filter((entry) => entry.ruleId !== 'TP400').every((entry) => entry.fixes === undefined));
     for (const drift of drifts) {
       const change = drift.fixes![0]!.artifactChanges[0]!;
@@ -156,11 +160,13 @@ describe('SARIF: drift results carry the re-pin as a fix', () => {
       assert.equal(region.startLine, region.endLine);
       const line = text.split('\n')[region.startLine - 1]!;
       const deleted = line.slice(region.startColumn - 1, region.endColumn - 1);
-      // The region is the pin string, quotes included; the inserted pin keeps its style (bare stays bare).
-      assert.match(deleted, /^"(fnv1a64:|sha256:)?[0-9a-f]+"$/);
-      const inserted = JSON.parse(insertedContent.text) as string;
-      assert.equal(/^"(fnv1a64:|sha256:)/.test(deleted), /^(fnv1a64:|sha256:)/.test(inserted), `${deleted} → ${inserted}`);
-      assert.notEqual(JSON.parse(deleted), inserted);
+      // The region is the pin literal, quotes included; the inserted pin keeps its quote (a source
+      // file's '…' or `…`) and its style (bare stays bare).
+      assert.match(deleted, /^(["'`])(fnv1a64:|sha256:)?[0-9a-f]+\1$/);
+      assert.equal(insertedContent.text[0], deleted[0], `${deleted} → ${insertedContent.text}`);
+      const inserted = insertedContent.text.slice(1, -1);
+      assert.equal(/^.(fnv1a64:|sha256:)/.test(deleted), /^(fnv1a64:|sha256:)/.test(inserted), `${deleted} → ${inserted}`);
+      assert.notEqual(deleted.slice(1, -1), inserted);
     }
     const bare = drifts.map((drift) => drift.fixes![0]!.artifactChanges[0]!.replacements[0]!.insertedContent.text);
     assert.ok(bare.includes('"8b150c230072614d835988f259b25d3a47d0a897b8b1082879311ad447e6ca2f"'), bare.join(', '));
@@ -221,7 +227,7 @@ describe('the GitHub Action entry script', () => {
     });
     assert.match(result.stderr, /::warning::toolpin action: not trusting the workspace for a pull request from a fork/);
     const written = readFileSync(summary, 'utf8');
-    assert.match(written, /0 verified, 0 drifted, 0 missing, 0 ambiguous, 13 cannot verify/);
+    assert.match(written, /0 verified, 0 drifted, 0 missing, 0 ambiguous, 17 cannot verify/);
     assert.equal(result.status, 2);
   });
 });

@@ -5,6 +5,7 @@
  * Lines and characters are 0-based in the JSON report (as in LSP) and 1-based in SARIF regions
  * and in the text output. Characters count UTF-16 code units in all three.
  */
+import { replacePinEdit } from './fixes';
 import { LineIndex, type Position } from './lineIndex';
 import { isDriftData } from './payloads';
 import { PROBLEM_CODES, type Problem, type Severity } from './problems';
@@ -158,7 +159,8 @@ function repinFixes(file: ReportFileInput | undefined, uri: string): Map<string,
       artifactChanges: [
         {
           artifactLocation: { uri, uriBaseId: '%SRCROOT%' },
-          replacements: [{ deletedRegion: sarifRegion(range), insertedContent: { text: JSON.stringify(found.data.live) } }],
+          // The same literal the editor's re-pin writes: the pin in the quote it was written in.
+          replacements: [{ deletedRegion: sarifRegion(range), insertedContent: { text: replacePinEdit(found.span, found.data.live, file.text).content } }],
         },
       ],
     });
