@@ -19,6 +19,7 @@ import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFi
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { PinStoreReader, pinsOf } from '../engine/pinStore';
+import { type PolicyFile, PolicyReader } from '../engine/policyFile';
 import { terminalSafe } from '../core/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
@@ -128,6 +129,8 @@ export interface VerifiedWorkspace {
   readonly inventory: Inventory;
   readonly results: Map<string, VerificationResult>;
   readonly couldNotRead: boolean;
+  /** The workspace folder's policy (`.toolpin/policy.jsonc`), applied to `results`. */
+  readonly policy: PolicyFile;
 }
 
 /**
@@ -238,18 +241,23 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     }
   });
   const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
-  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent);
-  return { workspaceFolder, documents, registry, inventory, results, couldNotRead };
+  const policy = await new PolicyReader(readOptional).read(workspaceFolder);
+  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent, policy.policy);
+  return { workspaceFolder, documents, registry, inventory, results, couldNotRead, policy };
 }
 
 export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> {
-  const { documents, registry, inventory, results, couldNotRead } = await verifyPaths(io, args, 'check');
+  const { documents, registry, inventory, results, couldNotRead, policy } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
     if (args.offline) problems = problems.filter((found) => found.code !== 'TP403');
     return { path: document.display, text: document.text, verdicts: verification.verdicts, problems };
   });
+  // A broken policy is reported as a file of its own: its errors fail the run like any other.
+  if (policy.text !== undefined && policy.problems.length > 0) {
+    reportInputs.push({ path: path.relative(io.cwd, policy.path).split(path.sep).join('/'), text: policy.text, verdicts: [], problems: capProblems(policy.problems) });
+  }
   const servers = registry.definitions.map((definition) => ({
     name: definition.name,
     source: definition.origin.file ? `${definition.origin.kind} ${path.relative(io.cwd, definition.origin.file).split(path.sep).join('/')}` : definition.origin.kind,

@@ -23,7 +23,9 @@ import { verifyBlueprint, verifyConnector } from '../core/verify';
 import type { BlueprintModel } from '../core/blueprint';
 import type { ParsedPin } from '../core/pins';
 import type { Inventory } from '../mcp/inventory';
+import { applyPolicyToVerification } from '../core/policy';
 import { PinStoreReader, pinsOf } from './pinStore';
+import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
 import { definitionsNeeded } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
 
@@ -66,6 +68,7 @@ export class LiveWorkspace {
   private readonly listeners: Array<(paths: string[]) => void> = [];
   private readonly requested = new Set<ServerDefinition>();
   private readonly store: PinStoreReader;
+  private readonly policies: PolicyReader;
   /**
    * The running workspace scan, if any. Announced as soon as the client names its folders (in
    * `initialize`), so a document opened before the scan starts is already held back.
@@ -73,6 +76,7 @@ export class LiveWorkspace {
   private scanning: { readonly done: Promise<void>; readonly finish: () => void } | undefined;
 
   constructor(private readonly options: LiveWorkspaceOptions) {
+    this.policies = new PolicyReader((file) => options.fileSystem.readFile(file));
     this.store = new PinStoreReader(
       (file) => options.fileSystem.readFile(file),
       options.fileSystem.listFolder ? (folder) => options.fileSystem.listFolder!(folder) : undefined,
@@ -194,6 +198,12 @@ export class LiveWorkspace {
   /** A file changed on disk (file watcher): re-read it unless an editor holds it. */
   async fileChanged(file: string, deleted: boolean): Promise<void> {
     const base = path.basename(file);
+    if (isPolicyFile(file)) {
+      // The policy changes the presentation of every finding of its folder.
+      this.policies.invalidate(path.dirname(path.dirname(file)));
+      this.fire(this.paths());
+      return;
+    }
     if (base === 'mcp.json' || base === '.mcp.json') {
       this.invalidateRegistry(this.folderOf(file));
       this.fire(this.paths());
@@ -281,7 +291,13 @@ export class LiveWorkspace {
       document.kind === 'blueprint'
         ? verifyBlueprint(document.model as BlueprintModel, context)
         : verifyConnector(file, document.model as ConnectorModel, registry.definitions, context);
-    return { ...result, registry };
+    const { policy } = await this.policies.read(folder);
+    return { ...applyPolicyToVerification(result, policy, context.now), registry };
+  }
+
+  /** The policy of a file's workspace folder (`.toolpin/policy.jsonc`), and its own problems. */
+  policyOf(file: string): Promise<PolicyFile> {
+    return this.policies.read(this.folderOf(file));
   }
 
   /** Asks for the listings of definitions (history and other views that need live data). */

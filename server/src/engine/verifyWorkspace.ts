@@ -6,6 +6,7 @@
 import type { BlueprintModel } from '../core/blueprint';
 import type { ConnectorModel } from '../core/connector';
 import type { DocumentKind } from '../core/documents';
+import { applyPolicyToVerification, type Policy } from '../core/policy';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify';
 import type { Inventory } from '../mcp/inventory';
@@ -55,6 +56,7 @@ export function verifyDocuments(
   now: number,
   fallback: ServerListing = NOT_LISTED,
   pinnedContent?: VerificationContext['pinnedContent'],
+  policy?: Policy,
 ): Map<string, VerificationResult> {
   const context: VerificationContext = {
     registry,
@@ -64,12 +66,12 @@ export function verifyDocuments(
   };
   const results = new Map<string, VerificationResult>();
   for (const document of documents) {
-    results.set(
-      document.path,
+    const result =
       document.kind === 'blueprint'
         ? verifyBlueprint(document.model as BlueprintModel, context)
-        : verifyConnector(document.path, document.model as ConnectorModel, registry.definitions, context),
-    );
+        : verifyConnector(document.path, document.model as ConnectorModel, registry.definitions, context);
+    // The policy changes only how findings are presented (core/policy.ts), the same way as in the editor.
+    results.set(document.path, policy ? applyPolicyToVerification(result, policy, now) : result);
   }
   return results;
 }
