@@ -291,7 +291,7 @@ function renderText(report: CheckReport, positions: ReadonlyArray<readonly Posit
       const at = positions[fileIndex]?.[pinIndex] ?? pin.range.start;
       const where = `${file.path}:${at.line + 1}:${at.character + 1}`;
       const server = pin.server ? ` on ${pin.server}` : '';
-      out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}`);
+      out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}${pin.policy ? ` (${pin.policy.text})` : ''}`);
     }
     for (const found of file.problems) {
       if (['TP400', 'TP401', 'TP402', 'TP403'].includes(found.code)) continue; // shown as pin lines above

@@ -123,7 +123,7 @@ export function parsePolicy(text: string): PolicyAnalysis {
   const root = document.root;
   if (!root) return { policy: EMPTY_POLICY, problems };
   const shapeProblems: Problem[] = [];
-  checkShape(root, POLICY_SHAPE, POLICY_FILE, shapeProblems);
+  checkShape(root, POLICY_SHAPE, 'policy', shapeProblems);
   problems.push(...shapeProblems);
   if (root.type !== 'object') return { policy: EMPTY_POLICY, problems };
 
