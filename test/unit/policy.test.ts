@@ -149,12 +149,12 @@ describe('applyPolicyToVerification on a real verification', () => {
   const TOOL = { name: 'add_numbers', description: 'Add two numbers.', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } };
   const text = JSON.stringify({ name: 'notes_tools', provider: 'mcp', providerConfig: { transport: { kind: 'stdio', command: 'node' }, toolsSnapshot: { add_numbers: `sha256:${'0'.repeat(64)}` } } });
   const model = analyzeConnector(text).model;
-  const definitions = connectorServers('/w/notes.connector.json', model, { env: {} });
+  const definitions = connectorServers('/w/notes.connector.json', model, '/w');
   const registry = new ServerRegistry(definitions);
   const verification = verifyConnector('/w/notes.connector.json', model, definitions, {
     registry,
     now: NOW,
-    listingFor: () => ({ status: 'listed', listing: { tools: [readListedTool(TOOL) as ListedTool], malformedEntries: [] }, listedAt: NOW }),
+    listingFor: () => ({ status: 'listed', listing: { tools: [readListedTool(TOOL) as ListedTool], malformedEntries: [], duplicateNames: [], pages: 1, incomplete: undefined, ttlMs: undefined }, listedAt: NOW }),
   });
 
   test('the verdict stays drifted and carries the note of its relaxed TP400', () => {
