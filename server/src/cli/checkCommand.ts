@@ -18,7 +18,7 @@ import type { VerificationResult } from '../core/verify';
 import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
-import { PinStoreReader, pinsOf } from '../engine/pinStore';
+import { pinnedToolsOf, PinStoreReader, pinsOf } from '../engine/pinStore';
 import { type PolicyFile, PolicyReader } from '../engine/policyFile';
 import { terminalSafe } from '../core/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
@@ -242,7 +242,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   });
   const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
   const policy = await new PolicyReader(readOptional).read(workspaceFolder);
-  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent, policy.policy);
+  const fullDefinition = await store.lookupFull(workspaceFolder, documents.flatMap((document) => pinnedToolsOf(document)));
+  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent, { policy: policy.policy, fullDefinition });
   return { workspaceFolder, documents, registry, inventory, results, couldNotRead, policy };
 }
 

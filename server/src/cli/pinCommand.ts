@@ -25,7 +25,7 @@ import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/changes';
 import type { ConnectorModel } from '../core/connector';
 import { analyzeDocument } from '../core/documents';
-import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntry } from '../core/fixes';
+import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/fixes';
 import { LineIndex } from '../core/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
 import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type SecurityData } from '../core/payloads';
@@ -244,6 +244,9 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
         continue;
       }
       await writeFile(path.join(verified.workspaceFolder, entry.relativePath), entry.content, 'utf8');
+      // The whole definition as served beside it (core/fullDefinition.ts), unless it holds a credential.
+      const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
+      if (full && !containsKnownSecret(full.content)) await writeFile(path.join(verified.workspaceFolder, full.relativePath), full.content, 'utf8');
     }
   }
   const done = [repins.length > 0 ? `${repins.length} re-pin(s)` : '', removed > 0 ? `${removed} removal(s) of missing snapshot entries` : ''].filter(Boolean).join(' and ');

@@ -24,7 +24,7 @@ import type { BlueprintModel } from '../core/blueprint';
 import type { ParsedPin } from '../core/pins';
 import type { Inventory } from '../mcp/inventory';
 import { applyPolicyToVerification } from '../core/policy';
-import { PinStoreReader, pinsOf } from './pinStore';
+import { pinnedToolsOf, PinStoreReader, pinsOf } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
 import { definitionsNeeded } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
@@ -275,12 +275,14 @@ export class LiveWorkspace {
     const registry = await this.registry(folder);
     if (!state) return { verdicts: [], problems: [], registry };
     const pinnedContent = await this.store.lookup(folder, pinsOf(state.analysis));
+    const fullDefinition = await this.store.lookupFull(folder, pinnedToolsOf(state.analysis));
     const live = this.options.liveEnabled();
     const document = { path: file, kind: state.analysis.kind, model: state.analysis.model };
     if (live) this.request(definitionsNeeded([document], registry));
     const context = {
       registry,
       pinnedContent,
+      fullDefinition,
       now: this.options.now(),
       listingFor: (definition: ServerDefinition): ServerListing => {
         if (!live) return NOT_LIVE;

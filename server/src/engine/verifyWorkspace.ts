@@ -56,13 +56,15 @@ export function verifyDocuments(
   now: number,
   fallback: ServerListing = NOT_LISTED,
   pinnedContent?: VerificationContext['pinnedContent'],
-  policy?: Policy,
+  extras: { readonly policy?: Policy; readonly fullDefinition?: VerificationContext['fullDefinition'] } = {},
 ): Map<string, VerificationResult> {
+  const { policy, fullDefinition } = extras;
   const context: VerificationContext = {
     registry,
     now,
     listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? fallback,
     ...(pinnedContent ? { pinnedContent } : {}),
+    ...(fullDefinition ? { fullDefinition } : {}),
   };
   const results = new Map<string, VerificationResult>();
   for (const document of documents) {
