@@ -114,7 +114,8 @@ export function changesOutsideThePin(stored: Record<string, unknown>, live: unkn
   if (!hintOf(current, 'readOnlyHint')) flip('destructiveHint', true);
   else if (hintOf(stored, 'destructiveHint') !== hintOf(current, 'destructiveHint')) metadata.push(`annotations.destructiveHint ${hintOf(stored, 'destructiveHint')} → ${hintOf(current, 'destructiveHint')}`);
   flip('openWorldHint', true);
-  flip('idempotentHint', false);
+  // Whether a repeated call has more effect is worth knowing, but it does not widen what one call may do.
+  if (hintOf(stored, 'idempotentHint') !== hintOf(current, 'idempotentHint')) metadata.push(`annotations.idempotentHint ${hintOf(stored, 'idempotentHint')} → ${hintOf(current, 'idempotentHint')}`);
   if (!sameJson(titleOf(stored), titleOf(current))) metadata.push(`title ${shown(titleOf(stored))} → ${shown(titleOf(current))}`);
   if (!sameJson(stored.outputSchema, current.outputSchema)) {
     metadata.push(stored.outputSchema === undefined ? 'outputSchema added' : current.outputSchema === undefined ? 'outputSchema removed' : 'outputSchema changed');
