@@ -2,13 +2,18 @@
 //
 // Bundles (what ships):
 //   dist/client.js  the VS Code extension; `vscode` stays external because the host provides it.
-//   dist/server.js  the language server, self-contained, started by the client over IPC or stdio.
-//   dist/cli.js     the `toolpin` command line, self-contained, runnable by plain `node`.
+//   dist/cli.js     the `toolpin` command line, runnable by plain `node`: argument parsing, `hash`
+//                   and the help, small so that `toolpin hash` starts fast.
+//   dist/commands.js  everything else the CLI runs, loaded by dist/cli.js when a command needs it
+//                   (server/src/cli/main.ts), including the language server: the client starts
+//                   `dist/cli.js lsp --node-ipc`, other editors `toolpin lsp --stdio`. One copy of the
+//                   server ships, not two. The two files only work side by side.
+//   examples/servers/bundled/  the example workspace's MCP servers (below).
 // Transpiled, not bundled (what is tested): every .ts file under server/src, client/src, test and
 // bench is emitted one-to-one under out/, so tests import the same modules the bundles are made of.
 import * as esbuild from 'esbuild';
-import { readdirSync, statSync, chmodSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync, chmodSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 
 // The version every bundle reports (serverInfo, SARIF, --version) is package.json's, injected here.
@@ -46,19 +51,36 @@ const shared = {
   define,
 };
 
+/**
+ * Leaves server/src/cli/main.ts's `require('./commands')` to run time, pointed at dist/commands.js
+ * beside dist/cli.js, instead of bundling the commands into dist/cli.js.
+ */
+const commandsBesideCli = {
+  name: 'commands-beside-cli',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/commands$/ }, (args) =>
+      args.importer === resolve('server/src/cli/main.ts') ? { path: './commands.js', external: true } : undefined,
+    );
+  },
+};
+
 const builds = [
   { ...shared, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
-  { ...shared, entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' },
   {
     ...shared,
     entryPoints: ['server/src/cli/main.ts'],
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [commandsBesideCli],
   },
+  { ...shared, entryPoints: ['server/src/cli/commands.ts'], outfile: 'dist/commands.js' },
   {
-    // The example workspace's MCP servers, each bundled into one file inside the example, so the
-    // folder runs wherever it is copied and from the installed extension (examples/README.md).
-    // ES modules, like their sources; `require` is provided for the CommonJS code they bundle.
+    // The example workspace's MCP servers, bundled into the example, so the folder runs wherever
+    // it is copied and from the installed extension (examples/README.md). ES modules, like their
+    // sources; `require` is provided for the CommonJS code they bundle. The three servers share
+    // the MCP SDK and zod, so `splitting` puts the code they share in shared-*.mjs chunks beside
+    // them rather than three times in the package; each entry keeps its name and the chunks sit
+    // in the same folder, so a server still finds files next to its own script.
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -72,6 +94,8 @@ const builds = [
       'rugpull-server': 'examples/servers/rugpull-server.mjs',
     },
     outdir: 'examples/servers/bundled',
+    splitting: true,
+    chunkNames: 'shared-[hash]',
     outExtension: { '.js': '.mjs' },
     banner: { js: "import { createRequire as __toolpinCreateRequire } from 'node:module'; const require = __toolpinCreateRequire(import.meta.url);" },
   },
@@ -97,6 +121,14 @@ if (watch) {
   console.log('esbuild: watching for changes');
 } else {
   rmSync('out', { recursive: true, force: true });
+  // Chunk names change with their content: stale chunks of an earlier build must not linger (and
+  // ship). A server's memory file (memory.jsonl) is data, not build output, and stays.
+  for (const entry of existsSync('examples/servers/bundled') ? readdirSync('examples/servers/bundled') : []) {
+    if (entry.endsWith('.mjs')) rmSync(join('examples/servers/bundled', entry));
+  }
+  // dist/server.js was the second copy of the language server before dist/cli.js served both.
+  rmSync('dist/server.js', { force: true });
+  rmSync('dist/server.js.map', { force: true });
   await Promise.all(builds.map((options) => esbuild.build(options)));
   chmodSync('dist/cli.js', 0o755);
 }

@@ -11,7 +11,7 @@
  * The big blueprint has 10,000 `mcp.invoke` steps calling those tools on `demo` with arguments,
  * every 100th step with a stale pin (100 drifted); a small one has 200 steps (2 drifted).
  *
- * Ours: the built language server (dist/server.js) over stdio, through the test client
+ * Ours: the built language server (`dist/cli.js lsp --stdio`), through the test client
  * (test/support/lspClient.ts), with `toolpin.validate.debounceMs` = 0 so the debounce (200 ms by
  * default) is not measured. Both documents are opened once; timing starts when the live verdicts
  * are in (a publication with exactly the expected drift count). One sample = one round trip: an
@@ -60,7 +60,7 @@ const STALE_PIN = 'fnv1a64:0000000000000000';
 
 const repoRoot = findRepoRoot(__dirname);
 const fixtureServer = join(repoRoot, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
-const serverBundle = join(repoRoot, 'dist', 'server.js');
+const cliBundle = join(repoRoot, 'dist', 'cli.js');
 
 
 function now(): number {
@@ -273,13 +273,13 @@ function summarizeProfile(file: string, windowMicros: number): { total: number; 
   return { total, functions: sorted(functions).slice(0, 25), areas: sorted(areas) };
 }
 
-/** A coarse area of a frame; dist/server.js is one bundle, so the function name decides. */
+/** A coarse area of a frame; the server is one bundle (dist/commands.js), so the function name decides. */
 function areaOf(frame: ProfileNode['callFrame']): string {
   const name = frame.functionName;
   if (name === '(garbage collector)') return 'garbage collection';
   if (name === '(program)' || name === '(root)') return 'V8 / native (program)';
   if (frame.url === 'node:path') return 'pin store lookup (engine/pinStore)'; // path.join of every pin's store path
-  if (!frame.url.endsWith('server.js')) return `node internals (${frame.url.split('/').slice(-1)[0] || 'native'})`;
+  if (!frame.url.endsWith('commands.js')) return `node internals (${frame.url.split('/').slice(-1)[0] || 'native'})`;
   if (/^(scan|parse|visit|onValue|onObject|onArray|onSeparator|onLiteral|onComment|onError|getNodeValue|parseTree|ensurePropertyComplete|scanNext|scanString|scanHexDigits|scanNumber|skipToToken|scanNextNonTrivia|handleError|getToken)/.test(name)) return 'JSONC parse (jsonc-parser)';
   if (/^(collectDuplicateKeys|objectProperties|getProperty|stringField|spanOf|parseJsonDocument)$/.test(name)) return 'document tree helpers (core/jsonDocument)';
   if (/checkShape|readStep|analyzeBlueprint|checkBlueprint|checkUnique|checkChannels|checkSchemaPins|checkArgumentSecrets|checkLoggedValue|keyWords|isCredentialKey|stepLabel|problem$/.test(name)) return 'blueprint analysis (core/blueprint, shape, secrets)';
@@ -415,7 +415,7 @@ async function main(): Promise<void> {
 async function runProfile(big: Generated): Promise<ReturnType<typeof summarizeProfile> & { roundTrips: number[]; file: string }> {
   const dir = join(workspace, 'profile');
   mkdirSync(dir, { recursive: true });
-  const server = await startServer(['--cpu-prof', `--cpu-prof-dir=${dir}`, serverBundle, '--stdio']);
+  const server = await startServer(['--cpu-prof', `--cpu-prof-dir=${dir}`, cliBundle, 'lsp', '--stdio']);
   const document = new OursDocument(server, `file://${join(workspace, 'flows', 'profiled.blueprint.jsonc')}`, big);
   await document.open(180_000);
   for (let i = 0; i < WARMUP; i++) await document.roundTrip();

@@ -24,6 +24,6 @@ echo "toolpin history --trust --workspace examples --stale    (which executions 
 echo
 node dist/cli.js history --trust --workspace examples --stale
 echo
-echo "The example runs from any folder (examples/README.md): cp -r examples /tmp/toolpin-example && node dist/cli.js check --workspace /tmp/toolpin-example /tmp/toolpin-example"
+echo "The example runs from any folder (examples/README.md): cp -r examples /tmp/toolpin-example && node dist/cli.js check --trust --workspace /tmp/toolpin-example /tmp/toolpin-example"
 # The demo succeeds when toolpin ran and reported; the example is meant to contain drift.
 [ "$status" -le 2 ]

@@ -1,6 +1,7 @@
 /**
- * Starts the Toolpin language server (dist/server.js, bundled beside this client) over Node IPC
- * and connects it to the Toolpin document languages, the workspace trust and the secret storage.
+ * Starts the Toolpin language server (`toolpin lsp --node-ipc`, from dist/cli.js bundled beside this
+ * client: one bundle serves the CLI and the editor) over Node IPC and connects it to the Toolpin
+ * document languages, the workspace trust and the secret storage.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -10,7 +11,19 @@ import { DidChangeTrustNotification, GetCredentialRequest } from '../../server/s
 /** The client id doubles as the settings prefix, so `toolpin.trace.server` traces this client. */
 export const CLIENT_ID = 'toolpin';
 
-export const DOCUMENT_SELECTOR = [{ language: 'toolpin-blueprint' }, { language: 'toolpin-connector' }];
+/**
+ * Toolpin's two JSON kinds, and TypeScript and JavaScript modules for the pins written in code
+ * (`defineConnector`, `mcpInvoke$`; docs/formats.md "Source files"). The server reads a module
+ * only when its text names a pin module, so ordinary modules cost a substring search.
+ */
+export const DOCUMENT_SELECTOR = [
+  { language: 'toolpin-blueprint' },
+  { language: 'toolpin-connector' },
+  { scheme: 'file', language: 'typescript' },
+  { scheme: 'file', language: 'typescriptreact' },
+  { scheme: 'file', language: 'javascript' },
+  { scheme: 'file', language: 'javascriptreact' },
+];
 
 /** The secret-storage key of a credential named by a connector's `credentialRef`. */
 export function credentialKey(name: string): string {
@@ -33,10 +46,12 @@ class CredentialFeature implements StaticFeature {
 }
 
 export function createLanguageClient(context: vscode.ExtensionContext, outputChannel: vscode.LogOutputChannel): LanguageClient {
-  const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
+  const serverModule = context.asAbsolutePath(path.join('dist', 'cli.js'));
+  // vscode-languageclient forks the module with these arguments followed by `--node-ipc` and
+  // `--clientProcessId=<pid>`, which `toolpin lsp` takes. The debug options go to node itself.
   const serverOptions: ServerOptions = {
-    run: { module: serverModule, transport: TransportKind.ipc },
-    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
+    run: { module: serverModule, args: ['lsp'], transport: TransportKind.ipc },
+    debug: { module: serverModule, args: ['lsp'], transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,

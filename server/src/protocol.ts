@@ -54,7 +54,10 @@ export const DEFAULT_SETTINGS: ToolpinSettings = {
 /** What the client passes in `initializationOptions`. */
 export interface ToolpinInitializationOptions {
   settings?: unknown;
-  /** Whether the workspace is trusted; absent means trusted (editors without a trust model). */
+  /**
+   * Whether the workspace is trusted (VS Code's workspace trust). Absent: the client says nothing,
+   * and only folders the user recorded with `toolpin trust` are trusted (docs/formats.md §10).
+   */
   trusted?: boolean;
 }
 

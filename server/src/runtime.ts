@@ -5,11 +5,8 @@
 import type { WorkspaceFileSystem } from './engine/liveWorkspace';
 import { nodeFileSystem } from './engine/nodeFileSystem';
 
-/** Replaced by esbuild (`define`) with package.json's version; see esbuild.mjs. */
-declare const __TOOLPIN_VERSION__: string;
-
-/** The version of package.json the bundles were built from, reported in serverInfo and SARIF. */
-export const TOOLPIN_VERSION: string = typeof __TOOLPIN_VERSION__ === 'string' ? __TOOLPIN_VERSION__ : '0.0.0-unbuilt';
+/** The version of package.json the bundles were built from (in its own module so that the CLI's entry reads it without loading the engine). */
+export { TOOLPIN_VERSION } from './version';
 
 export interface ServerRuntime {
   setTimeout(callback: () => void, milliseconds: number): unknown;

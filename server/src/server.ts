@@ -1,6 +1,6 @@
 /**
  * The language server, independent of how it is connected: `startServer(connection, runtime)`.
- * The process entry (main.ts), `toolpin lsp --stdio` and the LSP tests all call it.
+ * `toolpin lsp` (server/src/cli/commands.ts, over --node-ipc or --stdio) and the LSP tests call it.
  */
 import * as os from 'node:os';
 import { CodeActionKind, type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
@@ -229,7 +229,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
         // run all the same, or every document would wait for it forever.
         await connection.client
           .register(DidChangeWatchedFilesNotification.type, {
-            watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }, { globPattern: '**/.toolpin/policy.jsonc' }],
+            watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }, { globPattern: '**/.toolpin/policy.jsonc' }],
           })
           .catch((error: unknown) => connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`));
       }

@@ -3,6 +3,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -101,9 +103,17 @@ describe('toolpin check: the checks that need no live server (--offline)', () =>
     assert.equal(report.summary.problems, 2);
   });
   test('without any configured server a pin cannot be verified: exit 2, never "missing"', () => {
-    const result = run(['check', 'good.blueprint.jsonc'], { cwd: workspace });
-    assert.equal(result.status, 2, result.stdout + result.stderr);
-    assert.match(result.stdout, /no MCP server is configured/);
+    // A folder of its own: the fixture workspace's connector files configure servers for every
+    // file checked in it, as they do in the editor.
+    const alone = mkdtempSync(path.join(tmpdir(), 'toolpin-no-server-'));
+    try {
+      copyFileSync(path.join(workspace, 'good.blueprint.jsonc'), path.join(alone, 'good.blueprint.jsonc'));
+      const result = run(['check', 'good.blueprint.jsonc'], { cwd: alone });
+      assert.equal(result.status, 2, result.stdout + result.stderr);
+      assert.match(result.stdout, /no MCP server is configured/);
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
   });
   test('a missing path exits 2', () => {
     const result = run(['check', 'nope'], { cwd: workspace });

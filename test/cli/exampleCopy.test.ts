@@ -43,7 +43,7 @@ describe('the example workspace from a copy', () => {
     // Every stdio server of the example started from the copy; only the HTTP server is down.
     assert.deepEqual(
       report.servers.map((server) => [server.name, server.state]).sort(),
-      [['everything', 'listed'], ['legacy_crm', 'unavailable'], ['memory', 'listed'], ['notes_tools', 'listed']],
+      [['everything', 'listed'], ['legacy_crm', 'unavailable'], ['memory', 'listed'], ['notes_code', 'listed'], ['notes_tools', 'listed']],
     );
   });
 

@@ -45,7 +45,7 @@ test('the README demo samples are the real output of the demo commands', { timeo
   const check = demo(checkArgs);
   assert.equal(check.status, 1, check.stderr);
   assert.equal(check.stdout, checkSample, 'README.md "## The demo": the check sample differs from the real output');
-  assert.match(checkSample, /; 9 problem\(s\)\n$/);
+  assert.match(checkSample, /; 13 problem\(s\)\n$/);
 
   const history = demo(historyArgs);
   assert.equal(history.status, 1, history.stderr);

@@ -304,7 +304,7 @@ if (VSIX_MODE) {
   expectedExtensionPath = path.join(dirs.extensions, `${EXTENSION_ID}-${manifest.version}`);
   if (install.status !== 0) fail(`code-server --install-extension failed (exit ${install.status ?? install.signal}):\n${output}`);
   if (!/successfully installed/i.test(output)) fail(`code-server --install-extension did not report success:\n${output}`);
-  for (const file of ['package.json', manifest.main ?? 'dist/client.js', 'dist/server.js']) {
+  for (const file of ['package.json', manifest.main ?? 'dist/client.js', 'dist/cli.js', 'dist/commands.js']) {
     if (!fs.existsSync(path.join(expectedExtensionPath, file))) {
       fail(`installed extension lacks ${file}: expected ${path.relative(ROOT, path.join(expectedExtensionPath, file))}`);
     }

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the real language server (dist/server.js over stdio): random and mutated blueprint and
+ * Fuzzing the real language server (`dist/cli.js lsp --stdio`): random and mutated blueprint and
  * connector documents go through didOpen/didChange, then hover, completion, codeAction (with the
  * published diagnostics as context) and codeLens at random positions.
  *

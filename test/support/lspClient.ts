@@ -58,7 +58,7 @@ export async function startTestServer(
     env?: NodeJS.ProcessEnv;
   } = {},
 ): Promise<TestServer> {
-  const command = options.command ?? [path.join(repoRoot(), 'dist', 'server.js'), '--stdio'];
+  const command = options.command ?? [path.join(repoRoot(), 'dist', 'cli.js'), 'lsp', '--stdio'];
   const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
   let stderrText = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderrText += chunk.toString('utf8')));

@@ -5,17 +5,18 @@
  * Exit status: 0 every pin verified and no error-level problem; 1 any drift, missing tool or
  * error-level problem; 2 nothing of that, but something could not be verified (or read).
  */
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ConnectorModel } from '../core/connector';
 import { LineIndex, type Position } from '../core/lineIndex';
-import { analyzeDocument, documentKindOf } from '../core/documents';
+import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents';
 import { capProblems, type Problem } from '../core/problems';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import type { TrustVerdict } from '../core/trust';
 import type { VerificationResult } from '../core/verify';
 import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report';
+import { toMarkdown } from '../core/markdownReport';
+import type { ParsedPin } from '../core/pins';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { pinnedToolsOf, PinStoreReader, pinsOf } from '../engine/pinStore';
@@ -23,7 +24,7 @@ import { type PolicyFile, PolicyReader } from '../engine/policyFile';
 import { terminalSafe } from '../core/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
-import { findFiles } from '../io/fileFinder';
+import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
 import { TOOLPIN_VERSION } from '../runtime';
 import type { CliIo } from './io';
 import { cliTrust } from './trust';
@@ -54,7 +55,8 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
       continue;
     }
     const found = await findFiles(target, {
-      match: (_relative, name) => documentKindOf(name) !== undefined,
+      match: isDocumentName,
+      accept: acceptDocument,
       gitignore: true,
       onUnreadable: (folder, reason) => unreadable.push({ path: folder, reason }),
     });
@@ -81,7 +83,7 @@ export async function checkWorkspaceFolder(io: CliIo, command: string, workspace
 
 export interface CheckArgs {
   paths: string[];
-  format: 'text' | 'json' | 'sarif';
+  format: 'text' | 'json' | 'sarif' | 'markdown';
   /** The folder that stdio servers start in and mcp.json files are read from (default: cwd). */
   workspace?: string;
   /** Skip live verification: every pin is "cannot verify (offline)". */
@@ -94,6 +96,14 @@ export interface CheckArgs {
   trust?: boolean;
   /** What makes the run exit 1 (core/report.ts `FailOn`); default `drift`. */
   failOn?: FailOn;
+  /**
+   * `--structure-only`: offline, and pins left unverified because of it do not make the status 2
+   * (a commit hook checks structure; it must not start servers, nor fail for not starting them).
+   * A file that cannot be read, or no file at all, is still 2.
+   */
+  structureOnly?: boolean;
+  /** Also write the SARIF report to this file (so one run gives a job summary and SARIF). */
+  sarifFile?: string;
 }
 
 /**
@@ -131,6 +141,8 @@ export interface VerifiedWorkspace {
   readonly couldNotRead: boolean;
   /** The workspace folder's policy (`.toolpin/policy.jsonc`), applied to `results`. */
   readonly policy: PolicyFile;
+  /** The pin store's content of the documents' pins (`.toolpin/store`), for diffs. */
+  readonly pinnedContent: (pin: ParsedPin) => string | undefined;
 }
 
 /**
@@ -183,8 +195,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
       couldNotRead = true;
       continue;
     }
-    const analysis = analyzeDocument(kind, text);
-    documents.push({ path: file, kind, model: analysis.model, text, display, problems: analysis.problems });
+    const analysis = analyzeDocument(kind, text, file);
+    documents.push({ path: file, ...analysis, text, display });
   }
 
   const env = args.env ?? process.env;
@@ -196,14 +208,19 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     }
   };
   // The registry is the workspace's, whatever part of it is checked: a blueprint checked alone
-  // still names the servers its folder's connector files declare (as in the editor).
-  const connectors = documents.filter((document) => document.kind === 'connector').map((document) => ({ path: document.path, model: document.model as ConnectorModel }));
-  const given = new Set(connectors.map((connector) => connector.path));
+  // still names the servers its folder's connector files and modules declare (as in the editor).
+  const connectors = documents.flatMap((document) => {
+    const model = connectorOf(document);
+    return model ? [{ path: document.path, model }] : [];
+  });
+  const given = new Set(documents.map((document) => document.path));
   const { files: workspaceFiles } = await findDocuments([workspaceFolder]);
   for (const file of workspaceFiles) {
-    if (given.has(file) || documentKindOf(file) !== 'connector') continue;
+    const kind = documentKindOf(file);
+    if (given.has(file) || (kind !== 'connector' && kind !== 'source')) continue;
     const text = await readOptional(file);
-    if (text !== undefined) connectors.push({ path: file, model: analyzeDocument('connector', text).model as ConnectorModel });
+    const model = text === undefined ? undefined : connectorOf(analyzeDocument(kind, text, file));
+    if (model) connectors.push({ path: file, model });
   }
   const registry = await buildWorkspaceRegistry({ workspaceFolder, connectors, readFile: readOptional, variables: { env, userHome: os.homedir() } });
 
@@ -244,11 +261,12 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   const policy = await new PolicyReader(readOptional).read(workspaceFolder);
   const fullDefinition = await store.lookupFull(workspaceFolder, documents.flatMap((document) => pinnedToolsOf(document)));
   const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent, { policy: policy.policy, fullDefinition });
-  return { workspaceFolder, documents, registry, inventory, results, couldNotRead, policy };
+  return { workspaceFolder, documents, registry, inventory, results, couldNotRead, pinnedContent, policy };
 }
 
-export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> {
-  const { documents, registry, inventory, results, couldNotRead, policy } = await verifyPaths(io, args, 'check');
+export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number> {
+  const args: CheckArgs = given.structureOnly ? { ...given, offline: true } : given;
+  const { documents, registry, inventory, results, couldNotRead, pinnedContent, policy } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
@@ -265,10 +283,23 @@ export async function checkCommand(io: CliIo, args: CheckArgs): Promise<number> 
     listing: inventory.listing(definition),
   }));
   const report = buildReport(reportInputs, servers);
-  const status = exitStatusOf(report, couldNotRead, args.failOn ?? 'drift');
+  const judged = args.structureOnly ? { ...report, summary: { ...report.summary, cannotVerify: 0 } } : report;
+  let status: number = exitStatusOf(judged, couldNotRead, args.failOn ?? 'drift');
 
+  if (args.sarifFile !== undefined) {
+    const target = path.resolve(io.cwd, args.sarifFile);
+    try {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, `${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`, 'utf8');
+    } catch (error) {
+      // A CI job that asked for SARIF and gets none must not pass: 0 becomes 2, a failure stays.
+      io.stderr(`toolpin check: cannot write ${args.sarifFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+      if (status === 0) status = 2;
+    }
+  }
   if (args.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION), null, 2)}\n`);
+  else if (args.format === 'sarif') io.stdout(`${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`);
+  else if (args.format === 'markdown') io.stdout(toMarkdown(report, reportInputs, { pinnedContent, offline: args.offline === true }));
   else {
     // Each pin line names where the editor underlines its diagnostic (the tool name of a tool
     // that is not served, the pin otherwise), converted by the same line index.

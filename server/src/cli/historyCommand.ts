@@ -37,7 +37,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BlueprintModel } from '../core/blueprint';
 import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument, documentKindOf } from '../core/documents';
+import { analyzeDocument, blueprintOf, connectorOf, documentKindOf } from '../core/documents';
 import {
   type Execution,
   type HistoryKey,
@@ -55,7 +55,7 @@ import {
 import { isParsedPin, parsePin } from '../core/pins';
 import type { ServerDefinition } from '../core/registry';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
-import { findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
+import { fileKind, findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
 import { createCliInventory, findDocuments } from './checkCommand';
 import { cliTrust } from './trust';
 import type { CliIo } from './io';
@@ -113,6 +113,8 @@ async function statTarget(target: string): Promise<{ files: string[]; unreadable
   try {
     const info = await stat(target);
     if (info.isDirectory()) return { files: await findLogFiles(target) };
+    // Only regular files are read: a named pipe would wait for a writer forever, a device never ends.
+    if (!info.isFile()) return { files: [], unreadable: `not a regular file (${fileKind(info)}); skipped` };
     return { files: [target] };
   } catch (error) {
     return { files: [], unreadable: (error as NodeJS.ErrnoException).code ?? String(error) };
@@ -168,9 +170,11 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
       couldNotRead = true;
       continue;
     }
-    const analysis = analyzeDocument(kind, text);
-    if (kind === 'blueprint') blueprints.push({ model: analysis.model as BlueprintModel, file: display(io.cwd, file) });
-    else connectors.push({ path: file, model: analysis.model as ConnectorModel });
+    const analysis = analyzeDocument(kind, text, file);
+    const blueprint = blueprintOf(analysis);
+    const connector = connectorOf(analysis);
+    if (blueprint && (kind === 'blueprint' || blueprint.steps.length > 0)) blueprints.push({ model: blueprint, file: display(io.cwd, file) });
+    if (connector && (kind === 'connector' || connector.instances.length > 0)) connectors.push({ path: file, model: connector });
   }
   const pins = schemaPinsOf(blueprints);
 

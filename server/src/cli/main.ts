@@ -9,15 +9,28 @@
  * standard error. `--help` prints the help (of the command, when one is given) and exits 0.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
-import { startServer, TOOLPIN_VERSION } from '../server';
 import type { FailOn } from '../core/report';
-import { checkCommand, checkWorkspaceFolder } from './checkCommand';
+import { TOOLPIN_VERSION } from '../version';
 import { hashCommand } from './hashCommand';
-import { historyCommand } from './historyCommand';
-import { pinCommand } from './pinCommand';
-import { trustCommand } from './trustCommand';
 import { type CliIo, processIo } from './io';
+
+/**
+ * Everything but `hash`, `--version` and the help: the other commands and the language server,
+ * loaded only when one of them runs (issue 13: start-up). dist/cli.js holds this file, `hash` and
+ * the core modules `hash` needs; the build (esbuild.mjs) bundles ./commands separately into
+ * dist/commands.js and leaves this `require('./commands')` to find it beside dist/cli.js at run
+ * time. Node compiles the whole of a script it loads, so `toolpin hash` would otherwise pay to
+ * compile the MCP SDK, vscode-languageserver and ajv that it never runs.
+ */
+function commands(): typeof import('./commands') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading on demand is the point (above).
+  const loaded: typeof import('./commands') = require('./commands');
+  // Every command that can start a server runs through here: a signal (Ctrl-C, a CI job
+  // cancelled, a closed terminal, an editor stopping `toolpin lsp`) then ends every server this
+  // process started before it exits with 128 + the signal's number. Installing twice is a no-op.
+  loaded.endProcessTreesOnSignals();
+  return loaded;
+}
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
 
@@ -55,12 +68,17 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is not JSON, or a usage error.',
   },
   check: {
-    usage: 'check [paths…] [--format text|json|sarif] [--workspace DIR] [--offline] [--timeout MS] [--concurrency N]',
+    usage: 'check [paths…] [--format text|json|sarif|markdown] [--workspace DIR] [--offline|--structure-only] [--timeout MS] [--concurrency N]',
     summary: 'check blueprint and connector files (default: the current folder) and verify every pin against the live MCP servers',
     options: {
-      format: { type: 'string', value: 'FORMAT', help: 'text (default), json or sarif' },
+      format: { type: 'string', value: 'FORMAT', help: 'text (default), json, sarif, or markdown (a GitHub job summary or pull-request comment: per file the drifted tools, what changed and the diffs)' },
+      'sarif-file': { type: 'string', value: 'FILE', help: 'also write the SARIF report to FILE (one run gives both a summary and SARIF)' },
       workspace: WORKSPACE_OPTION,
       offline: { type: 'boolean', help: 'do not contact servers; pins are reported as cannot verify' },
+      'structure-only': {
+        type: 'boolean',
+        help: 'like --offline, but pins left unverified do not make the exit status 2: for commit hooks, which check structure and start no server',
+      },
       'fail-on': { type: 'string', value: 'LEVEL', help: 'what exits 1: security (only tool-poisoning cues, TP407), drift (default: any drift, missing tool or error) or warning (also warnings)' },
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
@@ -125,13 +143,19 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     notes: 'The record is kept in $XDG_CONFIG_HOME/toolpin/trust.json (else ~/.config/toolpin/trust.json), outside every repository. Exit status: 0 done; 2 the folder does not exist, or a usage error.',
   },
   lsp: {
-    usage: 'lsp --stdio',
-    summary: 'run the language server over standard input/output',
+    usage: 'lsp --stdio | --node-ipc',
+    summary: 'run the language server, over standard input/output (any editor) or a Node IPC channel (VS Code)',
     options: {
-      stdio: { type: 'boolean', help: 'talk LSP over standard input and output (the only transport)' },
+      stdio: { type: 'boolean', help: 'talk LSP over standard input and output' },
+      'node-ipc': { type: 'boolean', help: 'talk LSP over the IPC channel of a parent Node process that forked this one (as VS Code does)' },
+      clientProcessId: {
+        type: 'string',
+        value: 'PID',
+        help: "the editor's process id: the server exits when that process is gone (vscode-languageclient passes it)",
+      },
       help: HELP_OPTION,
     },
-    notes: '',
+    notes: 'Give exactly one of --stdio and --node-ipc. The server runs until the client sends exit.',
   },
 };
 
@@ -266,7 +290,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const text = (name: string): string | undefined => values[name] as string | undefined;
   const flag = (name: string): boolean => values[name] === true;
-  if (text('workspace') !== undefined && !(await checkWorkspaceFolder(io, command, text('workspace')!))) return 2;
+  if (text('workspace') !== undefined && !(await commands().checkWorkspaceFolder(io, command, text('workspace')!))) return 2;
 
   switch (command) {
     case 'hash': {
@@ -279,7 +303,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return hashCommand(io, { source: rest[0]!, format });
     }
     case 'check': {
-      const format = parseFormat(command, text('format'), ['text', 'json', 'sarif'] as const, io);
+      const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
       const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
       const failOn = text('fail-on') ?? 'drift';
@@ -288,12 +312,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 2;
       }
       if (!format || timeout === false || concurrency === false) return 2;
-      return checkCommand(io, {
+      return commands().checkCommand(io, {
         failOn: failOn as FailOn,
         paths: rest,
+        ...(text('sarif-file') !== undefined ? { sarifFile: text('sarif-file')! } : {}),
         format,
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
         offline: flag('offline'),
+        structureOnly: flag('structure-only'),
         trust: flag('trust'),
         ...TIMEOUTS(timeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
@@ -302,7 +328,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     case 'pin': {
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
       if (timeout === false) return 2;
-      return pinCommand(io, {
+      return commands().pinCommand(io, {
         paths: rest,
         yes: flag('yes'),
         removeMissing: flag('remove-missing'),
@@ -319,7 +345,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
       const limit = text('limit') === 'all' ? null : parsePositiveInteger(command, text('limit'), 'limit', io);
       if (!format || timeout === false || concurrency === false || limit === false) return 2;
-      return historyCommand(io, {
+      return commands().historyCommand(io, {
         logs: rest,
         format,
         ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
@@ -338,16 +364,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`toolpin trust: give at most one folder\n\n${commandHelp(command)}`);
         return 2;
       }
-      return trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke') });
-    case 'lsp':
-      if (!flag('stdio')) {
-        io.stderr(`toolpin lsp: only --stdio is supported\n\n${commandHelp(command)}`);
+      return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke') });
+    case 'lsp': {
+      const ipc = flag('node-ipc');
+      if (ipc === flag('stdio')) {
+        io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n\n${commandHelp(command)}`);
         return 2;
       }
-      startServer(createConnection(ProposedFeatures.all, process.stdin, process.stdout));
+      // vscode-languageserver reads --clientProcessId from the command line itself; it is parsed
+      // here only so that a malformed one is a usage error rather than silently ignored.
+      if (parsePositiveInteger(command, text('clientProcessId'), 'clientProcessId', io) === false) return 2;
+      if (ipc && typeof process.send !== 'function') {
+        io.stderr('toolpin lsp: --node-ipc needs an IPC channel to the parent process (start it with child_process.fork, as VS Code does), or use --stdio\n');
+        return 2;
+      }
+      commands().startLanguageServer(ipc ? 'node-ipc' : 'stdio');
       return new Promise<number>(() => {
         // The server runs until the client sends exit; vscode-languageserver ends the process.
       });
+    }
     default:
       return 2; // unreachable: every name in COMMANDS has a case above
   }

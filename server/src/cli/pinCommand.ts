@@ -20,11 +20,10 @@
  * not written (a dry run), or missing pins left that only a manual edit fixes; 2 nothing drifted or
  * missing, but something could not be verified (or no document was found).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/changes';
-import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument } from '../core/documents';
+import { analyzeDocument, connectorOf } from '../core/documents';
 import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/fixes';
 import { LineIndex } from '../core/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
@@ -32,6 +31,8 @@ import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type Se
 import type { Problem } from '../core/problems';
 import { terminalSafe } from '../core/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
+import { verifyDocuments } from '../engine/verifyWorkspace';
+import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
 import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
 import type { CliIo } from './io';
 
@@ -133,18 +134,9 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   for (const document of verified.documents) {
     const result = verified.results.get(document.path)!;
     unverified += result.verdicts.filter((verdict) => (verdict.state === 'cannot-verify' || verdict.state === 'ambiguous') && (args.tool === undefined || verdict.tool === args.tool)).length;
-    for (const found of result.problems) {
-      if (found.code === 'TP400' && isDriftData(found.data)) {
-        const data = found.data;
-        if (args.tool !== undefined && data.tool !== args.tool) continue;
-        const security = result.problems.find((other) => other.code === 'TP407' && other.span.offset === found.span.offset && isSecurityData(other.data));
-        repins.push({ document, problem: found, ...data, ...(security && isSecurityData(security.data) ? { security: security.data } : {}) });
-      } else if (found.code === 'TP401' && isUnservedPinData(found.data)) {
-        const data = found.data;
-        if (args.tool !== undefined && data.tool !== args.tool) continue;
-        missing.push({ document, problem: found, kind: data.kind, tool: data.tool, server: data.server });
-      }
-    }
+    const changes = changesOf(document, result.problems, args.tool);
+    repins.push(...changes.repins);
+    missing.push(...changes.missing);
   }
   if (verified.couldNotRead) unverified++;
   const forTool = args.tool ? ` for tool "${args.tool}"` : '';
@@ -156,7 +148,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   for (const repin of repins) {
     const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
     const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
-    const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live)]).split(/\r?\n/)[start.line] ?? '';
+    const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
     io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
     io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
     const change = repin.summary;
@@ -210,50 +202,163 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   };
   for (const repin of repins) of(repin.document).repins.push(repin);
   for (const removal of removals) of(removal.document).removals.push(removal);
-  let removed = 0;
+  const outcome: WriteOutcome = { repinned: 0, removed: 0, files: 0, notWritten: 0, refused: 0 };
   for (const [document, list] of byDocument) {
-    let text = applyTextEdits(document.text, list.repins.map((repin) => replacePinEdit(repin.problem.span, repin.live)));
-    // Removals one at a time, each on a fresh analysis: two removals in one snapshot would
-    // otherwise both claim the comma between them.
-    for (const removal of list.removals) {
-      const instanceIndex = (document.model as ConnectorModel).instances.findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
-      const current = analyzeDocument('connector', text).model as ConnectorModel;
-      const instance = current.instances[instanceIndex];
-      const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
-      if (edits.length === 0) {
-        io.stderr(`toolpin pin: could not remove the snapshot entry of "${removal.tool}" in ${document.display}; remove it by hand\n`);
-        continue;
-      }
-      text = applyTextEdits(text, edits);
-      removed++;
-    }
-    if (text !== document.text) await writeFile(document.path, text, 'utf8');
+    await writeDocument(io, verified, document, list, args.tool, outcome);
   }
-  let refused = 0;
-  if (repins.length > 0) {
-    const storeFolder = path.join(verified.workspaceFolder, '.toolpin', 'store');
-    await mkdir(storeFolder, { recursive: true });
-    for (const repin of repins) {
-      const parsed = parseAnyPin(repin.live);
-      if (!parsed) continue;
-      const entry = storeEntry(parsed.algorithm, parsed.hex, repin.liveContent);
-      // A store entry is meant to be committed: one that holds a credential value is never written.
-      if (containsKnownSecret(entry.content)) {
-        refused++;
-        io.stderr(`toolpin pin: not writing ${entry.relativePath}: the live tool "${terminalSafe(repin.tool)}" on ${terminalSafe(repin.server)} contains a credential value Toolpin gave the server, and the store is meant to be committed\n`);
-        continue;
-      }
-      await writeFile(path.join(verified.workspaceFolder, entry.relativePath), entry.content, 'utf8');
-      // The whole definition as served beside it (core/fullDefinition.ts), unless it holds a credential.
-      const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
-      if (full && !containsKnownSecret(full.content)) await writeFile(path.join(verified.workspaceFolder, full.relativePath), full.content, 'utf8');
-    }
-  }
-  const done = [repins.length > 0 ? `${repins.length} re-pin(s)` : '', removed > 0 ? `${removed} removal(s) of missing snapshot entries` : ''].filter(Boolean).join(' and ');
-  io.stdout(`Wrote ${done} in ${byDocument.size} file(s)${repins.length > 0 ? ` and ${refused > 0 ? `${repins.length - refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`);
-  const left = manual.length + (removable.length - removed);
+  const done = [
+    outcome.repinned > 0 || outcome.removed === 0 ? `${outcome.repinned} re-pin(s)` : '',
+    outcome.removed > 0 ? `${outcome.removed} removal(s) of missing snapshot entries` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  io.stdout(`Wrote ${done} in ${outcome.files} file(s)${outcome.repinned > 0 ? ` and ${outcome.refused > 0 ? `${outcome.repinned - outcome.refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`);
+  const left = manual.length + (removable.length - outcome.removed);
   if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
-  return left > 0 || refused > 0 ? 1 : 0;
+  if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
+  return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 ? 1 : 0;
+}
+
+interface WriteOutcome {
+  repinned: number;
+  removed: number;
+  files: number;
+  notWritten: number;
+  /** Store entries refused because they hold a credential value. */
+  refused: number;
+}
+
+/** The same change in another analysis of the file: same code, tool, server, kind and pins. */
+function sameRepin(a: Repin, b: Repin): boolean {
+  return a.kind === b.kind && a.tool === b.tool && a.server === b.server && a.pinned === b.pinned && a.live === b.live;
+}
+
+function sameMissing(a: Missing, b: Missing): boolean {
+  return a.kind === b.kind && a.tool === b.tool && a.server === b.server;
+}
+
+/** The TP400 re-pins and TP401 missing pins of one verified document, limited to `tool`. */
+function changesOf(document: CliDocument, problems: readonly Problem[], tool: string | undefined): { repins: Repin[]; missing: Missing[] } {
+  const repins: Repin[] = [];
+  const missing: Missing[] = [];
+  for (const found of problems) {
+    if (found.code === 'TP400' && isDriftData(found.data)) {
+      const data = found.data;
+      if (tool !== undefined && data.tool !== tool) continue;
+      const security = problems.find((other) => other.code === 'TP407' && other.span.offset === found.span.offset);
+      repins.push({ document, problem: found, ...data, ...(security && isSecurityData(security.data) ? { security: security.data } : {}) });
+    } else if (found.code === 'TP401' && isUnservedPinData(found.data)) {
+      const data = found.data;
+      if (tool !== undefined && data.tool !== tool) continue;
+      missing.push({ document, problem: found, kind: data.kind, tool: data.tool, server: data.server });
+    }
+  }
+  return { repins, missing };
+}
+
+/**
+ * Writes one document's re-pins and removals, never over a change made since it was read. Under
+ * the file's lock (io/atomicWrite.ts, which serialises Toolpin processes) the file is read again;
+ * when its text is not the text the edits were computed from (another `toolpin pin`, an editor),
+ * the document is analysed and verified again on the new text, with the listings already fetched,
+ * and only the changes that were shown are applied where the analysis finds them now. A change
+ * that is no longer there is reported: already made (the pin holds the live value), or not written
+ * (the pin holds another value now). The store entries are written before the file, so a pin
+ * never names content the store lacks. The file is replaced atomically, keeping its mode.
+ */
+async function writeDocument(
+  io: CliIo,
+  verified: Awaited<ReturnType<typeof verifyPaths>>,
+  document: CliDocument,
+  shown: { repins: Repin[]; removals: Missing[] },
+  tool: string | undefined,
+  outcome: WriteOutcome,
+): Promise<void> {
+  const shownCount = shown.repins.length + shown.removals.length;
+  try {
+    await withFileLock(document.path, async () => {
+      let current: string;
+      try {
+        current = await readFile(document.path, 'utf8');
+      } catch (error) {
+        io.stderr(`toolpin pin: ${document.display} could not be read again before writing (${(error as Error).message}); nothing written to it\n`);
+        outcome.notWritten += shownCount;
+        return;
+      }
+      let target = document;
+      let list = shown;
+      if (current !== document.text) {
+        const analysis = analyzeDocument(document.kind, current);
+        target = { ...document, model: analysis.model, text: current, problems: analysis.problems };
+        const result = verifyDocuments([target], verified.registry, verified.inventory, Date.now()).get(target.path)!;
+        const now = changesOf(target, result.problems, tool);
+        const repins = now.repins.filter((repin) => shown.repins.some((was) => sameRepin(was, repin)));
+        const removals = now.missing.filter((entry) => entry.kind === 'tool' && shown.removals.some((was) => sameMissing(was, entry)));
+        const gone = shown.repins.filter((was) => !repins.some((repin) => sameRepin(was, repin)));
+        // A pin verified now at the live value was re-pinned by someone else (a bare pin has no prefix).
+        const hex = (pin: string) => pin.slice(pin.indexOf(':') + 1).toLowerCase();
+        const alreadyDone = gone.filter((was) => result.verdicts.some((verdict) => verdict.state === 'verified' && verdict.tool === was.tool && verdict.pinned !== undefined && hex(verdict.pinned) === hex(was.live)));
+        const notDone = gone.length - alreadyDone.length + (shown.removals.length - removals.length);
+        io.stderr(
+          `toolpin pin: ${document.display} changed since it was read; its changes were computed again on the new text` +
+            `${alreadyDone.length > 0 ? `; ${alreadyDone.length} re-pin(s) were already made` : ''}` +
+            `${notDone > 0 ? `; ${notDone} change(s) not written because the pin or entry changed meanwhile` : ''}\n`,
+        );
+        outcome.notWritten += notDone;
+        list = { repins, removals };
+      }
+
+      // The pin literal keeps its own quote (a source file's '…' or `…`).
+      let text = applyTextEdits(target.text, list.repins.map((repin) => replacePinEdit(repin.problem.span, repin.live, target.text)));
+      let removed = 0;
+      // Removals one at a time, each on a fresh analysis: two removals in one snapshot would
+      // otherwise both claim the comma between them.
+      for (const removal of list.removals) {
+        const instanceIndex = (connectorOf(target)?.instances ?? []).findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
+        // Entries are cut with the JSON scanner, so source files keep theirs for a hand edit.
+        const fresh = target.kind === 'connector' ? connectorOf(analyzeDocument('connector', text)) : undefined;
+        const instance = fresh?.instances[instanceIndex];
+        const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
+        if (edits.length === 0) {
+          io.stderr(`toolpin pin: could not remove the snapshot entry of "${removal.tool}" in ${document.display}; remove it by hand\n`);
+          continue;
+        }
+        text = applyTextEdits(text, edits);
+        removed++;
+      }
+      if (list.repins.length > 0) await writeStoreEntries(io, verified.workspaceFolder, list.repins, outcome);
+      if (text !== current) {
+        await writeFileAtomic(document.path, text);
+        outcome.files++;
+      }
+      outcome.repinned += list.repins.length;
+      outcome.removed += removed;
+    });
+  } catch (error) {
+    const reason = error instanceof FileLockTimeout ? error.message : `${document.display} could not be written: ${(error as Error).message}`;
+    io.stderr(`toolpin pin: ${reason}; nothing written to ${document.display}\n`);
+    outcome.notWritten += shownCount;
+  }
+}
+
+/** The pin store's entries of the re-pins (content-addressed: an existing entry is the same bytes). */
+async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: readonly Repin[], outcome: WriteOutcome): Promise<void> {
+  await mkdir(path.join(workspaceFolder, '.toolpin', 'store'), { recursive: true });
+  for (const repin of repins) {
+    const parsed = parseAnyPin(repin.live);
+    if (!parsed) continue;
+    const entry = storeEntry(parsed.algorithm, parsed.hex, repin.liveContent);
+    // A store entry is meant to be committed: one that holds a credential value is never written.
+    if (containsKnownSecret(entry.content)) {
+      outcome.refused++;
+      io.stderr(`toolpin pin: not writing ${entry.relativePath}: the live tool "${terminalSafe(repin.tool)}" on ${terminalSafe(repin.server)} contains a credential value Toolpin gave the server, and the store is meant to be committed\n`);
+      continue;
+    }
+    await writeFileAtomic(path.join(workspaceFolder, entry.relativePath), entry.content);
+    // The whole definition as served beside it (core/fullDefinition.ts), unless it holds a credential.
+    const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
+    if (full && !containsKnownSecret(full.content)) await writeFileAtomic(path.join(workspaceFolder, full.relativePath), full.content);
+  }
 }
 
 async function readOptional(io: CliIo, file: string): Promise<string | undefined> {

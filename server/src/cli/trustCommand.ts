@@ -10,7 +10,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument, documentKindOf } from '../core/documents';
+import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents';
 import type { ServerRegistry } from '../core/registry';
 import { serverAction } from '../core/trust';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
@@ -26,10 +26,11 @@ export async function folderRegistry(io: CliIo, folder: string, env: Env): Promi
   const { files } = await findDocuments([folder]);
   const connectors: Array<{ path: string; model: ConnectorModel }> = [];
   for (const file of files) {
-    if (documentKindOf(file) !== 'connector') continue;
+    const kind = documentKindOf(file);
+    if (kind !== 'connector' && kind !== 'source') continue;
     try {
-      const analysis = analyzeDocument('connector', await io.readFile(file));
-      connectors.push({ path: file, model: analysis.model as ConnectorModel });
+      const model = connectorOf(analyzeDocument(kind, await io.readFile(file), file));
+      if (model && model.instances.length > 0) connectors.push({ path: file, model });
     } catch {
       // An unreadable connector declares nothing that could run.
     }

@@ -202,7 +202,13 @@ function read(node: JsonNode, path: string[], placeholders: Placeholder[]): unkn
       if (isSecretReference(node)) placeholders.push({ path, kind: 'any' });
       const result: Record<string, unknown> = {};
       for (const property of objectProperties(node)) {
-        if (!property.valueNode) continue;
+        if (!property.valueNode) {
+          // A key without a value node is a value computed at run time (source files) or a syntax
+          // error: it is present, and whatever it becomes holds no verdict.
+          placeholders.push({ path: [...path, property.key], kind: 'any' });
+          Object.defineProperty(result, property.key, { value: null, enumerable: true, writable: true, configurable: true });
+          continue;
+        }
         // defineProperty: a "__proto__" key is data, not a prototype. Last duplicate wins, as in JSON.parse.
         Object.defineProperty(result, property.key, {
           value: read(property.valueNode, [...path, property.key], placeholders),

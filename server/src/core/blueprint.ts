@@ -144,16 +144,7 @@ function readStep(node: JsonNode, index: number, problems: Problem[]): StepModel
         }),
       );
     } else if (inputNode.type === 'object') {
-      checkShape(inputNode, MCP_INPUT_SHAPE, `the input of ${stepLabel({ index, id })}`, problems);
-      const expectedSchemaHash = stringField(getProperty(inputNode, 'expectedSchemaHash')?.valueNode);
-      const parsed = expectedSchemaHash ? parsePin(expectedSchemaHash.value, 'fnv1a64') : undefined;
-      mcp = {
-        toolName: stringField(getProperty(inputNode, 'toolName')?.valueNode),
-        expectedSchemaHash,
-        pin: parsed && isParsedPin(parsed) ? parsed : undefined,
-        server: stringField(getProperty(inputNode, 'server')?.valueNode),
-        argumentsNode: getProperty(inputNode, 'arguments')?.valueNode,
-      };
+      mcp = readMcpInput(inputNode, `the input of ${stepLabel({ index, id })}`, problems);
     }
   }
 
@@ -167,6 +158,24 @@ function readStep(node: JsonNode, index: number, problems: Problem[]): StepModel
     }
   }
   return { index, node, id, effect, mcp, channels };
+}
+
+/**
+ * Reads the input object of an `mcp.invoke` step (toolName, expectedSchemaHash, server,
+ * arguments), reporting shape problems under `where`. Source files (core/source) read the options
+ * object of an `mcpInvoke$` call with the same function.
+ */
+export function readMcpInput(inputNode: JsonNode, where: string, problems: Problem[]): McpInvokeInput {
+  checkShape(inputNode, MCP_INPUT_SHAPE, where, problems);
+  const expectedSchemaHash = stringField(getProperty(inputNode, 'expectedSchemaHash')?.valueNode);
+  const parsed = expectedSchemaHash ? parsePin(expectedSchemaHash.value, 'fnv1a64') : undefined;
+  return {
+    toolName: stringField(getProperty(inputNode, 'toolName')?.valueNode),
+    expectedSchemaHash,
+    pin: parsed && isParsedPin(parsed) ? parsed : undefined,
+    server: stringField(getProperty(inputNode, 'server')?.valueNode),
+    argumentsNode: getProperty(inputNode, 'arguments')?.valueNode,
+  };
 }
 
 /** The meaning-level checks of a parsed blueprint; each is exported for data-driven tests. */

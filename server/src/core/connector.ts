@@ -45,6 +45,12 @@ export interface ConnectorInstanceModel {
   readonly snapshotSpan: Span | undefined;
   /** Undefined when absent or malformed (a problem was reported). */
   readonly auth: AuthModel | undefined;
+  /**
+   * Set only for instances read from source files: the parts whose value is computed at run time
+   * (docs/formats.md "Source files"). A computed transport is never started; a computed include
+   * or toolsSnapshot is not treated as complete.
+   */
+  readonly computed?: { readonly transport: boolean; readonly include: boolean; readonly snapshot: boolean };
 }
 
 export interface ConnectorModel {
@@ -156,7 +162,8 @@ export function analyzeConnector(text: string): ConnectorAnalysis {
   return { model, problems };
 }
 
-function readInstance(node: JsonNode, index: number, problems: Problem[]): ConnectorInstanceModel {
+/** Reads one connector instance object (also used for the `defineConnector({...})` calls of source files). */
+export function readInstance(node: JsonNode, index: number, problems: Problem[]): ConnectorInstanceModel {
   const name = stringField(getProperty(node, 'name')?.valueNode);
   const provider = stringField(getProperty(node, 'provider')?.valueNode);
   const label = instanceLabel(index, name);

@@ -22,9 +22,21 @@ export interface TextEdit {
   readonly content: string;
 }
 
-/** Replaces the pin string literal at `span` (quotes included) with `newPin`. */
-export function replacePinEdit(span: Span, newPin: string): TextEdit {
-  return { offset: span.offset, length: span.length, content: JSON.stringify(newPin) };
+/**
+ * Replaces the pin string literal at `span` (quotes included) with `newPin`. Given the document
+ * `text`, the literal keeps its own quotes: a TypeScript or JavaScript source's `'…'` or `` `…` ``
+ * stays so (the content is escaped for that quote); JSON's `"…"` is written as before.
+ */
+export function replacePinEdit(span: Span, newPin: string, text?: string): TextEdit {
+  return { offset: span.offset, length: span.length, content: stringLiteral(newPin, text?.[span.offset]) };
+}
+
+/** `value` as a string literal in the quote `quote` (`'`, `` ` `` or, by default, JSON's `"`). */
+export function stringLiteral(value: string, quote: string | undefined): string {
+  const json = JSON.stringify(value);
+  if (quote === "'") return `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+  if (quote === '`') return `\`${json.slice(1, -1).replace(/`/g, '\\`').replace(/\$\{/g, '\\${')}\``;
+  return json;
 }
 
 /** Indentation used by a document, guessed from its first indented line (default two spaces). */
@@ -250,16 +262,25 @@ export function lowercasedPin(value: string, algorithm: PinAlgorithm): string | 
  */
 export function lowercasePinEdit(text: string, span: Span, algorithm: PinAlgorithm): TextEdit | undefined {
   const literal = text.slice(span.offset, span.offset + span.length);
-  if (literal.length < 2 || !literal.startsWith('"') || !literal.endsWith('"')) return undefined;
+  const quote = literal[0];
+  if (literal.length < 2 || (quote !== '"' && quote !== "'" && quote !== '`') || !literal.endsWith(quote)) return undefined;
   let value: unknown;
-  try {
-    value = JSON.parse(literal);
-  } catch {
-    return undefined;
+  if (quote === '"') {
+    try {
+      value = JSON.parse(literal);
+    } catch {
+      return undefined;
+    }
+  } else {
+    // A source file's '…' or `…` literal (core/source): read only when it holds no escape or
+    // substitution, so its value is its text.
+    const inner = literal.slice(1, -1);
+    if (inner.includes('\\') || inner.includes('${')) return undefined;
+    value = inner;
   }
   if (typeof value !== 'string') return undefined;
   const lower = lowercasedPin(value, algorithm);
-  return lower === undefined ? undefined : replaceStringEdit(span, lower);
+  return lower === undefined ? undefined : { offset: span.offset, length: span.length, content: stringLiteral(lower, quote) };
 }
 
 /** Applies edits (non-overlapping, any order) to a text. */

@@ -2,9 +2,9 @@
  * What is at an offset of a document, for hover, completion and code lens: a pin, a tool name, a
  * `toolsSnapshot` key or an `include` entry, with the step or connector instance it belongs to.
  */
-import type { BlueprintModel, StepModel } from './blueprint';
-import type { ConnectorInstanceModel, ConnectorModel } from './connector';
-import type { DocumentAnalysis } from './documents';
+import type { StepModel } from './blueprint';
+import type { ConnectorInstanceModel } from './connector';
+import { blueprintOf, connectorOf, type DocumentModel } from './documents';
 import type { ParsedPin } from './pins';
 import type { Span } from './problems';
 
@@ -17,18 +17,16 @@ function inside(span: Span, offset: number): boolean {
 }
 
 /** The pin-related thing at `offset`, or undefined. */
-export function pinTargetAt(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>, offset: number): PinTarget | undefined {
-  if (analysis.kind === 'blueprint') {
-    for (const step of (analysis.model as BlueprintModel).steps) {
-      const mcp = step.mcp;
-      if (!mcp?.toolName) continue;
-      const base = { kind: 'schema' as const, tool: mcp.toolName.value, server: mcp.server?.value, pin: mcp.pin, pinSpan: mcp.expectedSchemaHash?.span, step };
-      if (inside(mcp.toolName.span, offset)) return { ...base, on: 'toolName' };
-      if (mcp.expectedSchemaHash && inside(mcp.expectedSchemaHash.span, offset)) return { ...base, on: 'pin' };
-    }
-    return undefined;
+export function pinTargetAt(analysis: DocumentModel, offset: number): PinTarget | undefined {
+  // A source file has both models: its steps, then its connector instances.
+  for (const step of blueprintOf(analysis)?.steps ?? []) {
+    const mcp = step.mcp;
+    if (!mcp?.toolName) continue;
+    const base = { kind: 'schema' as const, tool: mcp.toolName.value, server: mcp.server?.value, pin: mcp.pin, pinSpan: mcp.expectedSchemaHash?.span, step };
+    if (inside(mcp.toolName.span, offset)) return { ...base, on: 'toolName' };
+    if (mcp.expectedSchemaHash && inside(mcp.expectedSchemaHash.span, offset)) return { ...base, on: 'pin' };
   }
-  for (const instance of (analysis.model as ConnectorModel).instances) {
+  for (const instance of connectorOf(analysis)?.instances ?? []) {
     const server = instance.name?.value;
     for (const entry of instance.snapshot) {
       const base = { kind: 'tool' as const, tool: entry.tool.value, server, pin: entry.parsed, pinSpan: entry.pin.span, instance };

@@ -37,12 +37,30 @@ export type SecurityData = {
   readonly pinnedKnown: boolean;
 };
 
+/**
+ * TP401, when the pinned tool looks renamed: exactly one served tool that no pin of the file names
+ * has the pinned input schema, or the pinned description, or is the pinned tool under a new name.
+ */
+export type RenameData = {
+  /** The served tool that looks like the pinned one under a new name. */
+  readonly tool: string;
+  readonly server: string;
+  /** What matched: `content` (all but the name), `input schema` or `description`. */
+  readonly match: 'content' | 'input schema' | 'description';
+  /** The renamed tool's live pin, in the style the pin was written in. */
+  readonly live: string;
+  /** Exactly the canonical JSON that `live` hashes: the content of its pin-store entry. */
+  readonly liveContent: string;
+};
+
 /** TP401: a pinned tool that the server no longer serves. */
 export type UnservedPinData = {
   readonly kind: 'schema' | 'tool';
   readonly tool: string;
   /** The server named by the step or connector; absent for a step without `server`. */
   readonly server?: string;
+  /** Set when a served, unpinned tool looks like its rename. */
+  readonly rename?: RenameData;
 };
 
 /** TP405: a selected tool without a pin, and its live pin when it can be pinned. */
@@ -94,6 +112,16 @@ export function isDriftData(data: unknown): data is DriftData {
 /** Whether `data` is an {@link UnservedPinData}. */
 export function isUnservedPinData(data: unknown): data is UnservedPinData {
   return isObject(data) && 'kind' in data && (data.kind === 'schema' || data.kind === 'tool') && 'tool' in data && typeof data.tool === 'string';
+}
+
+/** The rename of a TP401 payload, when it carries a well-formed one. */
+export function renameOf(data: unknown): RenameData | undefined {
+  if (!isUnservedPinData(data) || !('rename' in data) || !isObject(data.rename)) return undefined;
+  const rename = data.rename as Record<string, unknown>;
+  return typeof rename.tool === 'string' && typeof rename.server === 'string' && typeof rename.live === 'string' && typeof rename.liveContent === 'string' &&
+    (rename.match === 'content' || rename.match === 'input schema' || rename.match === 'description')
+    ? (rename as RenameData)
+    : undefined;
 }
 
 /** Whether `data` is an {@link UnpinnedToolData} that carries the live pin (so it can be pinned). */

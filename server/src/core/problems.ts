@@ -2,7 +2,8 @@
  * Problems: what the core reports about a document, in offsets, before any editor sees it.
  *
  * Every problem has a stable code from {@link PROBLEM_CODES}. Codes are banded:
- *   TP1xx  the JSON text itself (syntax, duplicate keys, shapes and unknown keys)
+ *   TP1xx  the document text itself (JSON syntax, duplicate keys, shapes and unknown keys; values
+ *          of TypeScript and JavaScript sources that are computed at run time or cannot be read)
  *   TP2xx  blueprint meaning (steps, channels, schema pins, secrets in arguments)
  *   TP3xx  connector meaning (transport, auth, include, tool pins)
  *   TP4xx  live verification against MCP servers
@@ -31,6 +32,8 @@ export const PROBLEM_CODES = {
   TP104: { severity: 'error', title: 'Missing required field' },
   TP105: { severity: 'error', title: 'Unsupported format version' },
   TP106: { severity: 'information', title: 'More problems than are shown' },
+  TP110: { severity: 'information', title: 'Value computed at run time' },
+  TP111: { severity: 'warning', title: 'Source statement cannot be read' },
 
   TP200: { severity: 'error', title: 'Duplicate step id' },
   TP201: { severity: 'error', title: 'Channel target is not a step' },

@@ -197,7 +197,10 @@ export function connectorServers(file: string, model: ConnectorModel, workspaceF
     const origin: ServerOrigin = { kind: 'connector', file, span: instance.name.span };
     let transport: TransportSpec | undefined;
     let unusable: string | undefined;
-    if (instance.transport?.kind === 'stdio') {
+    if (instance.computed?.transport) {
+      // A transport with a value computed at run time is never guessed at: it is not started.
+      unusable = 'its transport is computed at run time';
+    } else if (instance.transport?.kind === 'stdio') {
       if (instance.transport.command) transport = { kind: 'stdio', command: instance.transport.command.value, args: instance.transport.args, env: instance.transport.env };
       else unusable = 'its stdio transport has no command';
     } else if (instance.transport?.kind === 'http') {

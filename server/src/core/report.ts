@@ -7,6 +7,7 @@
  */
 import { LineIndex, type Position } from './lineIndex';
 import type { PolicedProblem, PolicedVerdict, PolicyNote } from './policy';
+import { isDriftData } from './payloads';
 import { PROBLEM_CODES, type Problem, type Severity } from './problems';
 import type { PinState, PinVerdict, ServerListing } from './verify';
 
@@ -150,8 +151,41 @@ export function exitStatusOf(report: CheckReport, couldNotReadSomething: boolean
 
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
 
-/** Renders the report as SARIF 2.1.0, one result per problem (drift, missing and the rest). */
-export function toSarif(report: CheckReport, toolVersion: string): Record<string, unknown> {
+function sarifRegion(range: ReportRange): Record<string, number> {
+  return { startLine: range.start.line + 1, startColumn: range.start.character + 1, endLine: range.end.line + 1, endColumn: range.end.character + 1 };
+}
+
+/**
+ * The re-pin of each drift (TP400) of a file, keyed by where its result starts: a SARIF `fix`
+ * that replaces the pin string (quotes included) with the live pin in the pinned style, the same
+ * edit the editor's quick fix and `toolpin pin` make. It is offered for review, never applied
+ * by Toolpin; the pin store entry is written by `toolpin pin`, which shows the diff first.
+ */
+function repinFixes(file: ReportFileInput | undefined, uri: string): Map<string, Record<string, unknown>> {
+  const fixes = new Map<string, Record<string, unknown>>();
+  if (!file) return fixes;
+  const lines = new LineIndex(file.text);
+  for (const found of file.problems) {
+    if (found.code !== 'TP400' || !isDriftData(found.data)) continue;
+    const range = rangeOf(lines, found.span);
+    fixes.set(`${found.code}:${range.start.line}:${range.start.character}`, {
+      description: { text: `Re-pin "${found.data.tool}" to ${found.data.live} after reviewing what changed (toolpin pin shows the diff)` },
+      artifactChanges: [
+        {
+          artifactLocation: { uri, uriBaseId: '%SRCROOT%' },
+          replacements: [{ deletedRegion: sarifRegion(range), insertedContent: { text: JSON.stringify(found.data.live) } }],
+        },
+      ],
+    });
+  }
+  return fixes;
+}
+
+/**
+ * Renders the report as SARIF 2.1.0, one result per problem (drift, missing and the rest). With
+ * the report's inputs (in the order of `report.files`), each drift carries its re-pin as a `fix`.
+ */
+export function toSarif(report: CheckReport, toolVersion: string, inputs: readonly ReportFileInput[] = []): Record<string, unknown> {
   const rules = Object.entries(PROBLEM_CODES).map(([id, info]) => ({
     id,
     name: info.title.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ? next.toUpperCase() : '')),
@@ -161,8 +195,11 @@ export function toSarif(report: CheckReport, toolVersion: string): Record<string
     ...(SECURITY_CODES.has(id) ? { properties: { tags: ['security'], 'security-severity': '9.0' } } : {}),
   }));
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
-  const results = report.files.flatMap((file) =>
-    file.problems.map((found) => ({
+  const results = report.files.flatMap((file, fileIndex) => {
+    const fixes = repinFixes(inputs[fileIndex], file.path);
+    return file.problems.map((found) => {
+      const fix = fixes.get(`${found.code}:${found.range.start.line}:${found.range.start.character}`);
+      return {
       ruleId: found.code,
       ruleIndex: ruleIndex.get(found.code),
       level: SARIF_LEVEL[found.severity],
@@ -171,17 +208,14 @@ export function toSarif(report: CheckReport, toolVersion: string): Record<string
         {
           physicalLocation: {
             artifactLocation: { uri: file.path, uriBaseId: '%SRCROOT%' },
-            region: {
-              startLine: found.range.start.line + 1,
-              startColumn: found.range.start.character + 1,
-              endLine: found.range.end.line + 1,
-              endColumn: found.range.end.character + 1,
-            },
+            region: sarifRegion(found.range),
           },
         },
       ],
-    })),
-  );
+      ...(fix ? { fixes: [fix] } : {}),
+      };
+    });
+  });
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',

@@ -14,7 +14,7 @@ import { fullDefinitionContent, outsideThePinProblems } from './fullDefinition';
 import type { ConnectorInstanceModel, ConnectorModel } from './connector';
 import type { CollectedListing, ListedTool } from './listing';
 import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from './pins';
-import type { DriftData, SecurityData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
+import type { DriftData, RenameData, SecurityData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
 import { type Problem, problem, type Span } from './problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
 import { closestName } from './suggest';
@@ -224,6 +224,67 @@ function livePinInStyle(pinned: ParsedPin, live: string): string {
   return formatPin(pinned.algorithm, live.slice(live.indexOf(':') + 1), pinned.style);
 }
 
+/** The canonical JSON of an input schema, or undefined when it is not plain JSON. */
+function schemaContentOrUndefined(inputSchema: unknown): string | undefined {
+  try {
+    return inputSchema === undefined ? undefined : schemaPinContent(inputSchema);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The served tool that looks like a gone pinned tool under a new name, if exactly one does. Only
+ * tools that no pin of the file names are candidates (a pinned one is accounted for). A schema
+ * pin matches on its input schema (the pin is its hash); a tool pin matches when the candidate is
+ * the pinned content under the new name (no store needed), else, with the pinned content from the
+ * store, on the same input schema or the same non-empty description. Two or more candidates are
+ * no rename: a guess among several would be a coin toss.
+ */
+function renameCandidate(
+  pin: ParsedPin,
+  gone: string,
+  listings: ReadonlyArray<{ server: string; tools: readonly ListedTool[] }>,
+  pinnedNames: ReadonlySet<string>,
+  context: Pick<VerificationContext, 'pinnedContent'>,
+): RenameData | undefined {
+  const stored = pin.algorithm === 'sha256' ? context.pinnedContent?.(pin) : undefined;
+  const entry = stored === undefined ? undefined : readStoreEntry(pin, stored);
+  const pinnedTool = entry?.ok && entry.pin === 'tool' ? entry.tool : undefined;
+  const pinnedSchema = pinnedTool ? schemaContentOrUndefined(pinnedTool.inputSchema) : undefined;
+  const found: RenameData[] = [];
+  for (const { server, tools } of listings) {
+    for (const tool of tools) {
+      if (tool.name === gone || pinnedNames.has(tool.name) || tool.unpinnable) continue;
+      let match: RenameData['match'] | undefined;
+      let live: { pin: string; content: string } | undefined;
+      try {
+        if (pin.algorithm === 'fnv1a64') {
+          if (tool.inputSchema === undefined) continue;
+          live = cachedSchemaPin(tool as ListedTool & { inputSchema: unknown });
+          if (sameDigest(pin, live.pin)) match = 'input schema';
+        } else {
+          live = { pin: toolPin(tool), content: toolPinContent(tool) };
+          if (sameDigest(pin, toolPin({ ...tool, name: gone }))) match = 'content';
+          else if (pinnedSchema !== undefined && schemaContentOrUndefined(tool.inputSchema) === pinnedSchema) match = 'input schema';
+          else if (pinnedTool?.description && tool.description === pinnedTool.description) match = 'description';
+        }
+      } catch (error) {
+        if (error instanceof CanonicalJsonError) continue;
+        throw error;
+      }
+      if (match && live) found.push({ tool: tool.name, server, match, live: livePinInStyle(pin, live.pin), liveContent: live.content });
+    }
+  }
+  return found.length === 1 ? found[0] : undefined;
+}
+
+function renameSuffix(rename: RenameData | undefined): string {
+  if (!rename) return '';
+  const why = rename.match === 'content' ? 'the same tool under a new name' : `the same ${rename.match}`;
+  return `; "${rename.tool}" looks like its rename (${why})`;
+}
+
 const PIN_PROBLEM_CODES: ReadonlySet<string> = new Set(['TP400', 'TP401', 'TP402', 'TP403']);
 
 /** The span of the pin diagnostic reported since `before` (the last one), if any. */
@@ -309,8 +370,15 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
         problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: candidates.map((definition) => definition.name) } }));
         verdict('cannot-verify', mcp.server?.value, undefined, reason);
       } else {
-        const reason = `tool "${tool}" is not served by ${where} (toolNotFound)`;
-        const data: UnservedPinData = { kind: 'schema', tool, server: mcp.server?.value };
+        // Candidates: the listed servers' tools that no step of this blueprint names.
+        const listings = candidates.flatMap((definition) => {
+          const listing = context.listingFor(definition);
+          return listing.status === 'listed' ? [{ server: definition.name, tools: listing.listing.tools }] : [];
+        });
+        const stepTools = new Set(model.steps.flatMap((other) => (other.mcp?.toolName ? [other.mcp.toolName.value] : [])));
+        const rename = renameCandidate(mcp.pin, tool, listings, stepTools, context);
+        const reason = `tool "${tool}" is not served by ${where} (toolNotFound)${renameSuffix(rename)}`;
+        const data: UnservedPinData = { kind: 'schema', tool, server: mcp.server?.value, ...(rename ? { rename } : {}) };
         problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data }));
         verdict('missing', mcp.server?.value, undefined, reason);
       }
@@ -394,8 +462,10 @@ function verifyInstance(
         problems.push(problem('TP403', entry.pin.span, `${label}, tool "${tool}": ${reason}`, { data: { tool, server } }));
         verdict('cannot-verify', undefined, reason);
       } else {
-        const reason = `pinned tool "${tool}" is no longer served by server "${server}"`;
-        const data: UnservedPinData = { kind: 'tool', tool, server };
+        const snapshotTools = new Set(instance.snapshot.map((other) => other.tool.value));
+        const rename = renameCandidate(entry.parsed, tool, [{ server, tools: result.listing.tools }], snapshotTools, context);
+        const reason = `pinned tool "${tool}" is no longer served by server "${server}"${renameSuffix(rename)}`;
+        const data: UnservedPinData = { kind: 'tool', tool, server, ...(rename ? { rename } : {}) };
         problems.push(problem('TP401', entry.tool.span, `${label}: ${reason}`, { data }));
         verdict('missing', undefined, reason);
       }
@@ -439,7 +509,9 @@ function verifyInstance(
       );
     }
   }
-  if (instance.snapshotSpan) {
+  // A selection or a snapshot with parts computed at run time (source files) is not complete, so
+  // "selected but not pinned" would be a guess.
+  if (instance.snapshotSpan && !instance.computed?.include && !instance.computed?.snapshot) {
     const pinned = new Set(instance.snapshot.map((entry) => entry.tool.value));
     // With an include, each unpinned entry is marked where it is listed; without one, every served
     // tool is selected and the finding goes on the opening brace of toolsSnapshot.

@@ -15,18 +15,15 @@
  *   typing; one slow server never holds back the results of the others.
  */
 import * as path from 'node:path';
-import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument, type DocumentAnalysis, documentKindOf } from '../core/documents';
+import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf } from '../core/documents';
 import { type ServerDefinition, ServerRegistry } from '../core/registry';
 import type { ServerListing, VerificationResult } from '../core/verify';
-import { verifyBlueprint, verifyConnector } from '../core/verify';
-import type { BlueprintModel } from '../core/blueprint';
 import type { ParsedPin } from '../core/pins';
 import type { Inventory } from '../mcp/inventory';
 import { applyPolicyToVerification } from '../core/policy';
 import { pinnedToolsOf, PinStoreReader, pinsOf } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
-import { definitionsNeeded } from './verifyWorkspace';
+import { type AnalyzedDocument, definitionsNeeded, verifyAnalyzed } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
 
 /** The file access the live workspace needs, injected (the language server gives Node's fs). */
@@ -170,7 +167,14 @@ export class LiveWorkspace {
       this.documents.delete(file);
       return;
     }
-    this.documents.set(file, { text, open: false, analysis: analyzeDocument(kind, text) });
+    const analysis = analyzeDocument(kind, text, file);
+    // A module without pins is not kept unless an editor holds it: a watcher reports every
+    // TypeScript file a build writes, and none of them is a document.
+    if (analysis.kind === 'source' && !holdsAnything(analysis)) {
+      this.documents.delete(file);
+      return;
+    }
+    this.documents.set(file, { text, open: false, analysis });
   }
 
   /** An editor opened or changed a document. */
@@ -179,9 +183,9 @@ export class LiveWorkspace {
     if (!kind) return undefined;
     const existing = this.documents.get(file);
     if (existing && existing.open && existing.text === text) return existing.analysis;
-    const analysis = analyzeDocument(kind, text);
+    const analysis = analyzeDocument(kind, text, file);
     this.documents.set(file, { text, open: true, analysis });
-    if (kind === 'connector') this.invalidateRegistry(this.folderOf(file));
+    if (definesServers(existing?.analysis) || definesServers(analysis)) this.invalidateRegistry(this.folderOf(file));
     return analysis;
   }
 
@@ -190,8 +194,9 @@ export class LiveWorkspace {
     const state = this.documents.get(file);
     if (!state) return;
     state.open = false;
+    const before = state.analysis;
     await this.loadFromDisk(file);
-    if (documentKindOf(file) === 'connector') this.invalidateRegistry(this.folderOf(file));
+    if (definesServers(before) || definesServers(this.documents.get(file)?.analysis)) this.invalidateRegistry(this.folderOf(file));
     this.fire([file]);
   }
 
@@ -212,12 +217,14 @@ export class LiveWorkspace {
     if (!documentKindOf(file)) return;
     const state = this.documents.get(file);
     if (state?.open) return;
+    const before = state?.analysis;
     if (deleted) this.documents.delete(file);
     else await this.loadFromDisk(file);
-    if (documentKindOf(file) === 'connector') {
+    const after = this.documents.get(file)?.analysis;
+    if (definesServers(before) || definesServers(after)) {
       this.invalidateRegistry(this.folderOf(file));
       this.fire(this.paths());
-    } else {
+    } else if (before || after) {
       this.fire([file]);
     }
   }
@@ -241,8 +248,10 @@ export class LiveWorkspace {
     let registry = this.registries.get(folder);
     if (!registry) {
       const connectors = [...this.documents.entries()]
-        .filter(([file, state]) => state.analysis.kind === 'connector' && this.folderOf(file) === folder)
-        .map(([file, state]) => ({ path: file, model: state.analysis.model as ConnectorModel }));
+        .flatMap(([file, state]) => {
+          const model = connectorOf(state.analysis);
+          return model && this.folderOf(file) === folder ? [{ path: file, model }] : [];
+        });
       registry = buildWorkspaceRegistry({
         workspaceFolder: folder,
         connectors,
@@ -277,7 +286,7 @@ export class LiveWorkspace {
     const pinnedContent = await this.store.lookup(folder, pinsOf(state.analysis));
     const fullDefinition = await this.store.lookupFull(folder, pinnedToolsOf(state.analysis));
     const live = this.options.liveEnabled();
-    const document = { path: file, kind: state.analysis.kind, model: state.analysis.model };
+    const document: AnalyzedDocument = { path: file, ...state.analysis };
     if (live) this.request(definitionsNeeded([document], registry));
     const context = {
       registry,
@@ -289,10 +298,7 @@ export class LiveWorkspace {
         return this.options.inventory().listing(definition) ?? { status: 'pending' };
       },
     };
-    const result =
-      document.kind === 'blueprint'
-        ? verifyBlueprint(document.model as BlueprintModel, context)
-        : verifyConnector(file, document.model as ConnectorModel, registry.definitions, context);
+    const result = verifyAnalyzed(document, registry, context);
     const { policy } = await this.policies.read(folder);
     return { ...applyPolicyToVerification(result, policy, context.now), registry };
   }
@@ -330,8 +336,8 @@ export class LiveWorkspace {
   pathsUsing(definition: ServerDefinition): string[] {
     return this.paths().filter((file) => {
       const state = this.documents.get(file)!;
-      if (state.analysis.kind === 'connector') return definition.origin.file === file;
-      return (state.analysis.model as BlueprintModel).steps.some((step) => step.mcp?.pin && (!step.mcp.server || step.mcp.server.value === definition.name));
+      if (connectorOf(state.analysis) && definition.origin.file === file) return true;
+      return (blueprintOf(state.analysis)?.steps ?? []).some((step) => step.mcp?.pin && (!step.mcp.server || step.mcp.server.value === definition.name));
     });
   }
 
@@ -372,4 +378,20 @@ export class LiveWorkspace {
     await this.options.inventory().refresh(names);
     this.fire(this.paths());
   }
+}
+
+/**
+ * True when an analysis defines servers for its folder's registry: every connector file, and a
+ * source file with `defineConnector` calls. A source file without them (most TypeScript files)
+ * never makes the registry be built again.
+ */
+function definesServers(analysis: DocumentAnalysis | undefined): boolean {
+  if (!analysis) return false;
+  return analysis.kind === 'connector' || (connectorOf(analysis)?.instances.length ?? 0) > 0;
+}
+
+/** True when a source file's analysis has a step, a connector instance or a problem to show. */
+function holdsAnything(analysis: DocumentAnalysis): boolean {
+  if (analysis.kind !== 'source') return true;
+  return analysis.model.blueprint.steps.length > 0 || analysis.model.connector.instances.length > 0 || analysis.problems.length > 0;
 }

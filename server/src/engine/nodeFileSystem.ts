@@ -4,8 +4,7 @@
  * workspace's `.gitignore` files honoured, as `toolpin check` does.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { documentKindOf } from '../core/documents';
-import { findFiles } from '../io/fileFinder';
+import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
 import type { WorkspaceFileSystem } from './liveWorkspace';
 
 export const nodeFileSystem: WorkspaceFileSystem = {
@@ -23,5 +22,5 @@ export const nodeFileSystem: WorkspaceFileSystem = {
       return undefined;
     }
   },
-  findDocuments: (folder, limit) => findFiles(folder, { match: (_relative, name) => documentKindOf(name) !== undefined, gitignore: true, limit }),
+  findDocuments: (folder, limit) => findFiles(folder, { match: isDocumentName, accept: acceptDocument, gitignore: true, limit }),
 };

@@ -4,27 +4,25 @@
  * a found entry is cached for good; a missing one is looked for again next time.
  */
 import * as path from 'node:path';
-import type { BlueprintModel } from '../core/blueprint';
-import type { ConnectorModel } from '../core/connector';
-import type { DocumentAnalysis } from '../core/documents';
+import { blueprintOf, connectorOf, type DocumentAnalysis } from '../core/documents';
 import { storePathOf } from '../core/fixes';
 import { fullDefinitionPath } from '../core/fullDefinition';
 import type { ParsedPin } from '../core/pins';
 
 /** Every well-formed pin of a document. */
 export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): ParsedPin[] {
-  if (analysis.kind === 'blueprint') {
-    return (analysis.model as BlueprintModel).steps.flatMap((step) => (step.mcp?.pin ? [step.mcp.pin] : []));
-  }
-  return (analysis.model as ConnectorModel).instances.flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [entry.parsed] : [])));
+  return [
+    ...(blueprintOf(analysis)?.steps ?? []).flatMap((step) => (step.mcp?.pin ? [step.mcp.pin] : [])),
+    ...(connectorOf(analysis)?.instances ?? []).flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [entry.parsed] : []))),
+  ];
 }
 
 /** Every well-formed pin of a document with the tool it pins, for full-definition entries. */
 export function pinnedToolsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): Array<{ pin: ParsedPin; tool: string }> {
-  if (analysis.kind === 'blueprint') {
-    return (analysis.model as BlueprintModel).steps.flatMap((step) => (step.mcp?.pin && step.mcp.toolName ? [{ pin: step.mcp.pin, tool: step.mcp.toolName.value }] : []));
-  }
-  return (analysis.model as ConnectorModel).instances.flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [{ pin: entry.parsed, tool: entry.tool.value }] : [])));
+  return [
+    ...(blueprintOf(analysis)?.steps ?? []).flatMap((step) => (step.mcp?.pin && step.mcp.toolName ? [{ pin: step.mcp.pin, tool: step.mcp.toolName.value }] : [])),
+    ...(connectorOf(analysis)?.instances ?? []).flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [{ pin: entry.parsed, tool: entry.tool.value }] : []))),
+  ];
 }
 
 export class PinStoreReader {

@@ -3,35 +3,46 @@
  * and a registry in, the listings they need fetched through the inventory, verdicts and problems
  * out per document.
  */
-import type { BlueprintModel } from '../core/blueprint';
-import type { ConnectorModel } from '../core/connector';
-import type { DocumentKind } from '../core/documents';
+import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents';
 import { applyPolicyToVerification, type Policy } from '../core/policy';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify';
 import type { Inventory } from '../mcp/inventory';
 
-export interface AnalyzedDocument {
-  readonly path: string;
-  readonly kind: DocumentKind;
-  readonly model: BlueprintModel | ConnectorModel;
+export type AnalyzedDocument = DocumentModel & { readonly path: string };
+
+/**
+ * Verifies one document: the steps of its blueprint model and the instances of its connector
+ * model (a source file has both), in one result sorted by offset.
+ */
+export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegistry, context: VerificationContext): VerificationResult {
+  const blueprint = blueprintOf(document);
+  const connector = connectorOf(document);
+  const results = [
+    ...(blueprint ? [verifyBlueprint(blueprint, context)] : []),
+    ...(connector ? [verifyConnector(document.path, connector, registry.definitions, context)] : []),
+  ];
+  if (results.length === 1) return results[0]!;
+  return {
+    verdicts: results.flatMap((result) => result.verdicts),
+    problems: results.flatMap((result) => result.problems).sort((a, b) => a.span.offset - b.span.offset),
+  };
 }
 
 /** The definitions a set of documents needs listed: every named server, and each connector's own. */
 export function definitionsNeeded(documents: readonly AnalyzedDocument[], registry: ServerRegistry): ServerDefinition[] {
   const needed = new Set<ServerDefinition>();
   for (const document of documents) {
-    if (document.kind === 'blueprint') {
-      for (const step of (document.model as BlueprintModel).steps) {
-        if (!step.mcp?.pin) continue;
-        if (step.mcp.server) {
-          const definition = registry.get(step.mcp.server.value);
-          if (definition) needed.add(definition);
-        } else {
-          for (const definition of registry.named()) needed.add(definition);
-        }
+    for (const step of blueprintOf(document)?.steps ?? []) {
+      if (!step.mcp?.pin) continue;
+      if (step.mcp.server) {
+        const definition = registry.get(step.mcp.server.value);
+        if (definition) needed.add(definition);
+      } else {
+        for (const definition of registry.named()) needed.add(definition);
       }
-    } else {
+    }
+    if (connectorOf(document)) {
       for (const definition of registry.definitions) {
         if (definition.origin.kind === 'connector' && definition.origin.file === document.path) needed.add(definition);
       }
@@ -68,10 +79,7 @@ export function verifyDocuments(
   };
   const results = new Map<string, VerificationResult>();
   for (const document of documents) {
-    const result =
-      document.kind === 'blueprint'
-        ? verifyBlueprint(document.model as BlueprintModel, context)
-        : verifyConnector(document.path, document.model as ConnectorModel, registry.definitions, context);
+    const result = verifyAnalyzed(document, registry, context);
     // The policy changes only how findings are presented (core/policy.ts), the same way as in the editor.
     results.set(document.path, policy ? applyPolicyToVerification(result, policy, now) : result);
   }

@@ -28,6 +28,7 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/connector';
+import { connectorOf, documentKindOf } from '../core/documents';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -39,7 +40,8 @@ import {
   storeEntries,
   type TextEdit,
 } from '../core/fixes';
-import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData } from '../core/payloads';
+import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/payloads';
+import type { BlueprintModel } from '../core/blueprint';
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -146,7 +148,7 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
   }
 
   if (wants(CodeActionKind.QuickFix) || wants(FIX_ALL_KIND) || wants(CodeActionKind.Source)) {
-    const { drifted, repins, entries } = await repinsOf(file, workspace);
+    const { drifted, repins, entries } = await repinsOf(file, workspace, text);
     const repinTitle = `Re-pin all ${drifted.length} drifted pin${drifted.length === 1 ? '' : 's'}`;
     if (wants(CodeActionKind.QuickFix) && drifted.length > 1) {
       actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins, entries, options) });
@@ -167,18 +169,19 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
 }
 
 /** The re-pins of every drifted pin of a file, with the store entries that record their content. */
-async function repinsOf(file: string, workspace: LiveWorkspace): Promise<{ drifted: unknown[]; repins: TextEdit[]; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
+async function repinsOf(file: string, workspace: LiveWorkspace, text: string): Promise<{ drifted: unknown[]; repins: TextEdit[]; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
   const folder = workspace.folderOf(file);
   const verification = await workspace.verification(file);
   const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
-  const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live));
+  // The pin literal keeps its own quote (a source file's '…' or `…`).
+  const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live, text));
   const entries = drifted.flatMap((found) => storeEntriesFor(found.data).map((entry) => ({ folder, ...entry })));
   return { drifted, repins, entries };
 }
 
 /** The `toolpin/repinEdits` answer: re-pins only, and their count. */
 export async function computeRepinEdits(document: TextDocument, workspace: LiveWorkspace, options: EditBuilder): Promise<RepinEditsResult> {
-  const { repins, entries } = await repinsOf(uriToPath(document.uri), workspace);
+  const { repins, entries } = await repinsOf(uriToPath(document.uri), workspace, document.getText());
   return { edit: repins.length > 0 ? buildWorkspaceEdit(document, repins, entries, options) : null, repins: repins.length };
 }
 
@@ -194,6 +197,9 @@ function lowercaseEditsOf(text: string, problems: ReadonlyArray<{ code: ProblemC
   });
 }
 
+/** Quick fixes that insert or remove JSON members rather than replace a literal. */
+const JSON_STRUCTURE_FIXES = new Set(['TP405', 'TP401', 'TP404', 'TP308', 'TP305']);
+
 function quickFixesFor(
   document: TextDocument,
   text: string,
@@ -208,6 +214,9 @@ function quickFixesFor(
   const span: Span = { offset: start, length: document.offsetAt(diagnostic.range.end) - start };
   const fix = (title: string, edits: readonly TextEdit[], preferred = false): CodeAction[] =>
     edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
+  // Entries of include and toolsSnapshot are added and cut with the JSON scanner: in a TypeScript
+  // or JavaScript source only the fixes that replace one literal are offered.
+  if (documentKindOf(uriToPath(document.uri)) === 'source' && JSON_STRUCTURE_FIXES.has(String(diagnostic.code))) return [];
   switch (diagnostic.code) {
     case 'TP400': {
       if (!isDriftData(data)) return [];
@@ -226,7 +235,7 @@ function quickFixesFor(
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
           isPreferred: true,
-          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live)], entries, options),
+          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live, document.getText())], entries, options),
         },
       ];
     }
@@ -259,10 +268,12 @@ function quickFixesFor(
       ];
     }
     case 'TP401': {
-      if (!isUnservedPinData(data) || data.kind !== 'tool') return [];
+      if (!isUnservedPinData(data)) return [];
+      const rename = renameActions(document, diagnostic, data, workspace, folder, options, start);
+      if (data.kind !== 'tool') return rename;
       const instance = instanceAt(workspace, document, start);
-      if (!instance) return [];
-      return fix(`Remove the pin of "${data.tool}" (no longer served)`, removeSnapshotEntryEdits(text, instance, data.tool));
+      if (!instance) return rename;
+      return [...rename, ...fix(`Remove the pin of "${data.tool}" (no longer served)`, removeSnapshotEntryEdits(text, instance, data.tool))];
     }
     case 'TP204':
     case 'TP306': {
@@ -308,8 +319,55 @@ function quickFixesFor(
   }
 }
 
+/**
+ * The rename fix of a TP401 whose tool looks renamed (core/verify.ts): the step's `toolName`, or
+ * the snapshot key and its `include` entry, become the new name, and the pin becomes the renamed
+ * tool's live pin, with its store entry. It is a guess from matching content, so it is never
+ * preferred nor part of fix-all, and its title asks for a review of the live tool first. The
+ * spans come from the current analysis, not from the payload.
+ */
+function renameActions(
+  document: TextDocument,
+  diagnostic: Diagnostic,
+  data: UnservedPinData,
+  workspace: LiveWorkspace,
+  folder: string,
+  options: EditBuilder,
+  start: number,
+): CodeAction[] {
+  const rename = renameOf(data);
+  if (!rename) return [];
+  const analysis = workspace.analysis(uriToPath(document.uri));
+  const edits: TextEdit[] = [];
+  if (data.kind === 'schema' && analysis?.kind === 'blueprint') {
+    const step = (analysis.model as BlueprintModel).steps.find((candidate) => candidate.mcp?.toolName?.span.offset === start);
+    const mcp = step?.mcp;
+    if (!mcp?.toolName || mcp.toolName.value !== data.tool || !mcp.expectedSchemaHash) return [];
+    edits.push(replaceStringEdit(mcp.toolName.span, rename.tool));
+    if (mcp.expectedSchemaHash.value !== rename.live) edits.push(replacePinEdit(mcp.expectedSchemaHash.span, rename.live));
+  } else if (data.kind === 'tool') {
+    const instance = instanceAt(workspace, document, start);
+    const entry = instance?.snapshot.find((candidate) => candidate.tool.span.offset === start && candidate.tool.value === data.tool);
+    if (!instance || !entry) return [];
+    edits.push(replaceStringEdit(entry.tool.span, rename.tool), replacePinEdit(entry.pin.span, rename.live));
+    // A renamed pin outside include would be a new finding (TP305): its include entry follows it.
+    for (const included of instance.include ?? []) if (included.value === data.tool) edits.push(replaceStringEdit(included.span, rename.tool));
+  } else {
+    return [];
+  }
+  const entries = storeEntriesFor(rename).map((entry) => ({ folder, ...entry }));
+  return [
+    {
+      title: `Rename "${data.tool}" to "${rename.tool}" and re-pin (${rename.match === 'content' ? 'same content' : `same ${rename.match}`}; review the live tool first)`,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [diagnostic],
+      edit: buildWorkspaceEdit(document, edits, entries, options),
+    },
+  ];
+}
+
 function instanceAt(workspace: LiveWorkspace, document: TextDocument, offset: number): ConnectorModel['instances'][number] | undefined {
   const analysis = workspace.analysis(uriToPath(document.uri));
-  if (analysis?.kind !== 'connector') return undefined;
-  return (analysis.model as ConnectorModel).instances.find((instance) => offset >= instance.node.offset && offset <= instance.node.offset + instance.node.length);
+  const model = analysis ? connectorOf(analysis) : undefined;
+  return model?.instances.find((instance) => offset >= instance.node.offset && offset <= instance.node.offset + instance.node.length);
 }

@@ -11,8 +11,7 @@
  */
 import { type CodeLens, CodeLensRefreshRequest, type Connection, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { BlueprintModel } from '../core/blueprint';
-import type { ConnectorModel } from '../core/connector';
+import { connectorOf } from '../core/documents';
 import type { Span } from '../core/problems';
 import { describeAge, type PinVerdict } from '../core/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -71,16 +70,23 @@ export async function computeCodeLenses(document: TextDocument, workspace: LiveW
   if (!analysis) return [];
   const verification = await workspace.verification(file);
   const groups: Array<{ anchor: Span; verdicts: PinVerdict[]; servers: string[] }> = [];
+  const serversOf = (verdicts: readonly PinVerdict[]): string[] => [...new Set(verdicts.flatMap((verdict) => (verdict.server ? [verdict.server] : [])))];
   if (analysis.kind === 'blueprint') {
-    const model = analysis.model as BlueprintModel;
-    if (!model.name) return [];
-    groups.push({ anchor: model.name.span, verdicts: verification.verdicts, servers: [...new Set(verification.verdicts.flatMap((verdict) => (verdict.server ? [verdict.server] : [])))] });
-  } else {
-    for (const instance of (analysis.model as ConnectorModel).instances) {
-      if (instance.provider?.value !== 'mcp' || !instance.name) continue;
-      const spans = new Set(instance.snapshot.map((entry) => entry.pin.span.offset));
-      groups.push({ anchor: instance.name.span, verdicts: verification.verdicts.filter((verdict) => spans.has(verdict.span.offset)), servers: [instance.name.value] });
+    if (!analysis.model.name) return [];
+    groups.push({ anchor: analysis.model.name.span, verdicts: verification.verdicts, servers: serversOf(verification.verdicts) });
+  } else if (analysis.kind === 'source') {
+    // A source file has no blueprint name to stand on: each pinned mcpInvoke$ call gets its lens.
+    for (const step of analysis.model.blueprint.steps) {
+      const pin = step.mcp?.expectedSchemaHash;
+      if (!pin || !step.effect) continue;
+      const verdicts = verification.verdicts.filter((verdict) => verdict.span.offset === pin.span.offset);
+      groups.push({ anchor: step.effect.span, verdicts, servers: serversOf(verdicts) });
     }
+  }
+  for (const instance of connectorOf(analysis)?.instances ?? []) {
+    if (instance.provider?.value !== 'mcp' || !instance.name) continue;
+    const spans = new Set(instance.snapshot.map((entry) => entry.pin.span.offset));
+    groups.push({ anchor: instance.name.span, verdicts: verification.verdicts.filter((verdict) => spans.has(verdict.span.offset)), servers: [instance.name.value] });
   }
   const lenses: CodeLens[] = [];
   for (const group of groups) {
@@ -88,7 +94,7 @@ export async function computeCodeLenses(document: TextDocument, workspace: LiveW
     const range = spanToRange(document, group.anchor);
     let listedAt: number | undefined;
     for (const server of group.servers) {
-      const { listing } = await workspace.serverFor(file, analysis.kind === 'blueprint' ? 'schema' : 'tool', '', server);
+      const { listing } = await workspace.serverFor(file, group.verdicts[0]?.kind === 'tool' ? 'tool' : 'schema', '', server);
       if (listing?.status === 'listed') listedAt = Math.min(listedAt ?? Infinity, listing.listedAt);
     }
     lenses.push({ range, command: { title: summary(group.verdicts, listedAt, now), command: 'toolpin.showOutput', arguments: [] } });

@@ -208,6 +208,9 @@ export async function computeCompletion(
   const text = document.getText();
   const analysis = workspace.setOpenDocument(file, text) ?? workspace.analysis(file);
   if (!analysis || nestsTooDeep(text)) return [];
+  // Completion reads the JSON structure around the cursor; a TypeScript or JavaScript source is
+  // left to its own language service.
+  if (analysis.kind === 'source') return [];
   const context = contextAt(text, offset);
   if (!context) return [];
   const { path, atKey, slot } = context;

@@ -124,7 +124,12 @@ export function registerDiagnostics(
 
   documents.onDidOpen((event) => publishSafely(event.document.uri));
   documents.onDidChangeContent((event) => {
-    if (documentKindOf(uriToPath(event.document.uri)) === 'connector') editedConnectors.add(event.document.uri);
+    // A source file counts as a connector when it defined connector instances at its last check.
+    const edited = uriToPath(event.document.uri);
+    const previous = workspace.analysis(edited);
+    if (documentKindOf(edited) === 'connector' || (previous?.kind === 'source' && previous.model.connector.instances.length > 0)) {
+      editedConnectors.add(event.document.uri);
+    }
     schedule(event.document.uri, settings().validate.debounceMs);
   });
   documents.onDidClose((event) => {

@@ -10,6 +10,7 @@
 import * as path from 'node:path';
 import type { Connection } from 'vscode-languageserver';
 import type { BlueprintModel } from '../core/blueprint';
+import { blueprintOf } from '../core/documents';
 import {
   type Execution,
   HistoryModel,
@@ -76,7 +77,8 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
   const blueprints = (): Array<{ model: BlueprintModel; file: string }> =>
     workspace.paths().flatMap((file) => {
       const analysis = workspace.analysis(file);
-      return analysis?.kind === 'blueprint' ? [{ model: analysis.model as BlueprintModel, file }] : [];
+      const model = analysis ? blueprintOf(analysis) : undefined;
+      return model ? [{ model, file }] : [];
     });
 
   /** Live schema hashes of the servers the logs name, from the inventory (asking for missing ones). */

@@ -114,7 +114,7 @@ export function registerReview(
       const text = now.document.getText();
       const edits =
         now.target.pinSpan !== undefined
-          ? [replacePinEdit(now.target.pinSpan, newPin)]
+          ? [replacePinEdit(now.target.pinSpan, newPin, text)]
           : now.target.kind === 'tool'
             ? setSnapshotEntryEdits(text, now.target.instance, now.target.tool, newPin)
             : [];

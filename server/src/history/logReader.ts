@@ -15,9 +15,50 @@
  * - {@link LogSet} ties discovery, readers and one model together.
  */
 import { createHash } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type LinePosition, parseEventLine } from '../core/history';
 import { findFiles, globMatcher } from '../io/fileFinder';
+
+/** What a path that is not a regular file is, in words, for the message that skips it. */
+export function fileKind(info: Stats): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/** Thrown for a log path that is not a regular file; its message says what it is instead. */
+export class NotARegularFile extends Error {
+  constructor(readonly file: string, kind: string) {
+    super(`not a regular file (${kind}); skipped`);
+    this.name = 'NotARegularFile';
+  }
+}
+
+/**
+ * Opens a log for reading only if it is a regular file. A named pipe would block the open (and
+ * then every read) until some writer appears, holding a thread of the pool forever, and a device
+ * never ends; so the file is opened without blocking (O_NONBLOCK, where the platform has it; for
+ * a regular file it changes nothing) and checked on the open handle, which no rename can swap.
+ */
+async function openRegularFile(file: string): Promise<FileHandle> {
+  const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+  const handle = await open(file, flags);
+  let info: Stats;
+  try {
+    info = await handle.stat();
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (!info.isFile()) {
+    await handle.close();
+    throw new NotARegularFile(file, fileKind(info));
+  }
+  return handle;
+}
 
 export const DEFAULT_LOG_GLOB = '**/*.events.jsonl';
 /** Decoded strings are kept below V8's large-object size (see {@link splitLines}). */
@@ -110,7 +151,7 @@ export class LogReader {
   private async updateNow(): Promise<UpdateResult> {
     let handle: FileHandle;
     try {
-      handle = await open(this.file, 'r');
+      handle = await openRegularFile(this.file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         this.forget();
@@ -245,7 +286,7 @@ export class LogReader {
    * one that was read (rotated or truncated since): call {@link update} first.
    */
   async *streamExecutions(key: HistoryKey): AsyncIterable<Execution> {
-    const handle = await open(this.file, 'r');
+    const handle = await openRegularFile(this.file);
     try {
       const info = await handle.stat();
       const end = this.next.offset;
@@ -431,7 +472,7 @@ export class LogSet {
         if (result.reset) resets.push({ log: reader.log, reason: result.reset });
         if (result.missing) unreadable.push({ file, reason: 'ENOENT' });
       } catch (error) {
-        unreadable.push({ file, reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message });
+        unreadable.push({ file, reason: error instanceof NotARegularFile ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message) });
       }
     }
     return { files, bytesRead, resets, removed, unreadable };

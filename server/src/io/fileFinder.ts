@@ -23,6 +23,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { Minimatch } from 'minimatch';
+import { documentKindOf } from '../core/documents';
+import { mayHoldPins } from '../core/source/sourceReader';
 
 /** Folder names never entered below the folder searched. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
@@ -48,6 +50,11 @@ export interface FindFilesOptions {
   readonly match: (relative: string, name: string) => boolean;
   /** Honour `.gitignore` files in the folder searched and below it (default false). */
   readonly gitignore?: boolean;
+  /**
+   * Keeps a matched file by its content (awaited before the file counts towards `limit`), e.g.
+   * {@link acceptDocument}: a TypeScript file that names neither pin module is not a document.
+   */
+  readonly accept?: (file: string) => Promise<boolean>;
   /** Stop after this many files; the walk is breadth-first, so shallower files come first. */
   readonly limit?: number;
   /** Called for a folder that could not be read (the walk goes on without it). */
@@ -122,11 +129,32 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
         const target = await stat(child).catch(() => undefined);
         if (!target?.isFile()) continue;
       }
+      if (options.accept && !(await options.accept(child))) continue;
       found.push(child);
       if (found.length >= limit) break;
     }
   }
   return found.sort();
+}
+
+/** Document matching by name, for {@link FindFilesOptions.match}: blueprint, connector and source files. */
+export function isDocumentName(_relative: string, name: string): boolean {
+  return documentKindOf(name) !== undefined;
+}
+
+/**
+ * Document matching by content, for {@link FindFilesOptions.accept}: blueprint and connector files
+ * always; a TypeScript or JavaScript module only when its text names one of the pin modules
+ * (core/source), so a tree of ordinary modules adds nothing to a check or a workspace scan.
+ */
+export async function acceptDocument(file: string): Promise<boolean> {
+  if (documentKindOf(file) !== 'source') return true;
+  try {
+    return mayHoldPins(await readFile(file, 'utf8'));
+  } catch {
+    // An unreadable module is reported by whoever reads it, not hidden here.
+    return true;
+  }
 }
 
 /** True when a string uses glob syntax (`*`, `?`, `[…]` or `{…}`). */

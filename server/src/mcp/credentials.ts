@@ -36,8 +36,13 @@ export const REDACTED = '«redacted»';
  * session that resolved a credential (CLI standard output, published diagnostics, hovers, pin-store
  * entries), and a server may echo a credential into a tool description or schema; these places
  * scrub with {@link redactKnownSecrets} and refuse with {@link containsKnownSecret}.
+ *
+ * The set lives on `globalThis` under a registered symbol, not in this module: the CLI ships as two
+ * bundles (dist/cli.js and the dist/commands.js it loads on demand), each with its own copy of
+ * this module, and the copy that writes standard output must see the values the other registered.
  */
-const knownSecrets = new Set<string>();
+const KNOWN_SECRETS = Symbol.for('toolpin.knownSecrets');
+const knownSecrets: Set<string> = ((globalThis as Record<symbol, Set<string> | undefined>)[KNOWN_SECRETS] ??= new Set<string>());
 
 function forms(secret: string): string[] {
   // Inside JSON (reports, SARIF, canonical tool content) a value with quotes, backslashes or

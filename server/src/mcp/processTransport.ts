@@ -2,10 +2,11 @@
  * A stdio transport for MCP that owns its whole process tree.
  *
  * The SDK's stdio transport kills only the direct child, so a server started through a wrapper
- * (`npx`, a shell script) leaves its real process behind. This transport starts the server as the
- * leader of a new process group and ends the group: SIGTERM, then SIGKILL after a grace period,
- * and SIGKILL for every group still alive when this process exits. Standard error is captured in
- * a bounded buffer for diagnostics and never mixed into the protocol stream.
+ * (`npx`, a shell script) leaves its real process behind. This transport starts the server with
+ * `processTree.ts` (portably, as the leader of a new process group) and ends its whole tree there:
+ * SIGTERM, then SIGKILL after a grace period, `taskkill /T /F` on Windows, and SIGKILL for every
+ * tree still alive when this process exits. Standard error is captured in a bounded buffer for
+ * diagnostics and never mixed into the protocol stream.
  *
  * Framing is done here, not by the SDK's read buffer: a line longer than {@link MAX_LINE_BYTES}
  * (a 20 MB description, or endless output without a newline) ends the session as a protocol error
@@ -13,65 +14,12 @@
  * and each tools/list answer is scanned for duplicate members and lone surrogates
  * ({@link ProcessTreeStdioTransport.takeToolFindings}) before `JSON.parse` picks a reading.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { endProcessTree, spawnServerProcess, trackProcessTree, untrackProcessTree } from './processTree';
 import { toolFindingsOf } from './wireScan';
-
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-  });
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-/**
- * True while a process group has a member that has not exited. Signal 0 also succeeds for zombies
- * (exited, not yet reaped by whoever adopted them), which would make every close wait out the
- * whole grace period where orphans are reaped slowly; on Linux the members' states are read from
- * /proc to tell them apart.
- */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pid && fields[0] !== 'Z') return true;
-  }
-  return false;
-}
 
 export interface ProcessTransportOptions {
   readonly command: string;
@@ -207,25 +155,18 @@ export class ProcessTreeStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    installExitHook();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.options.command, [...this.options.args], {
-        cwd: this.options.cwd,
-        env: { ...this.options.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-        windowsHide: true,
-      });
+      const child = spawnServerProcess(this.options.command, this.options.args, { cwd: this.options.cwd, env: this.options.env });
       this.child = child;
       this.streamsEnded = new Promise<void>((resolve) => child.once('close', () => resolve()));
       child.once('error', (error) => {
-        if (child.pid !== undefined) liveGroups.delete(child.pid);
+        if (child.pid !== undefined) untrackProcessTree(child.pid);
         reject(error);
         this.onerror?.(error);
         this.finish();
       });
       child.once('spawn', () => {
-        if (child.pid !== undefined) liveGroups.add(child.pid);
+        if (child.pid !== undefined) trackProcessTree(child.pid, () => this.close());
         resolve();
       });
       // The leader exited on its own (a crash): report the close at once, then end the rest of the
@@ -306,24 +247,26 @@ export class ProcessTreeStdioTransport implements Transport {
     });
   }
 
-  /** Ends the whole process group: SIGTERM, then SIGKILL after the grace period. */
-  async close(): Promise<void> {
+  /**
+   * Ends the server's whole tree (processTree.ts): SIGTERM, then SIGKILL after the grace period.
+   * Calls made while an earlier one is ending the tree wait for that one.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.endTree();
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async endTree(): Promise<void> {
     const child = this.child;
     if (!child || child.pid === undefined) {
       this.finish();
       return;
     }
-    const pid = child.pid;
     this.closeRequested = true;
     child.stdin?.end();
-    killGroup(pid, 'SIGTERM');
-    const grace = this.options.killGraceMs ?? 2000;
-    const deadline = Date.now() + grace;
-    while (groupAlive(pid) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    if (groupAlive(pid)) killGroup(pid, 'SIGKILL');
-    liveGroups.delete(pid);
+    await endProcessTree(child.pid, this.options.killGraceMs ?? 2000, (message) => this.onerror?.(new Error(message)));
     this.finish();
   }
 

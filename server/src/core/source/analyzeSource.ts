@@ -1,0 +1,143 @@
+/**
+ * Source files as Toolpin documents: the calls {@link readSource} finds become a
+ * {@link BlueprintModel} (one step per `mcpInvoke$` call) and a {@link ConnectorModel} (one instance
+ * per `defineConnector` call), with spans into the source text, checked by the same functions as
+ * blueprint and connector files (same codes). What is computed at run time is reported as TP110
+ * and never checked as if it were known; a statement the parser cannot get past is TP111.
+ */
+import { type BlueprintModel, checkArgumentSecrets, checkSchemaPins, MCP_INVOKE, readMcpInput, type StepModel } from '../blueprint';
+import { checkConnectorNames, type ConnectorInstanceModel, type ConnectorModel, readInstance } from '../connector';
+import type { JsonNode, StringField } from '../jsonDocument';
+import { getProperty, spanOf, stringField } from '../jsonDocument';
+import { type Problem, problem, type Span } from '../problems';
+import { type ComputedValue, type InvokeCall, MCP_INVOKE_CALL, readSource } from './sourceReader';
+
+export interface SourceModel {
+  readonly kind: 'source';
+  readonly blueprint: BlueprintModel;
+  readonly connector: ConnectorModel;
+}
+
+export interface SourceAnalysis {
+  readonly model: SourceModel;
+  readonly problems: readonly Problem[];
+}
+
+function within(span: Span, outer: Span): boolean {
+  return span.offset >= outer.offset && span.offset + span.length <= outer.offset + outer.length;
+}
+
+function sameSpan(a: Span, b: Span): boolean {
+  return a.offset === b.offset && a.length === b.length;
+}
+
+/** True when `node` is `ancestor` or below it. */
+function isUnder(node: JsonNode | undefined, ancestor: JsonNode): boolean {
+  for (let current = node; current; current = current.parent) if (current === ancestor) return true;
+  return false;
+}
+
+function describePath(path: string): string {
+  return path === '' ? 'the argument' : path === 'id' ? 'the step id' : `"${path}"`;
+}
+
+/** Problems that say a field is missing, on an object that may hold it through a spread. */
+function isMissingFieldProblem(found: Problem, open: readonly JsonNode[]): boolean {
+  if (found.code === 'TP104' || found.code === 'TP301') return open.some((node) => node.offset === found.span.offset);
+  if (found.code === 'TP302' || found.code === 'TP304') {
+    return /runs no command|has no "url"|needs "/.test(found.message) && open.some((node) => within(found.span, spanOf(node)));
+  }
+  return false;
+}
+
+/** Parses and checks a TypeScript or JavaScript module. Never throws. */
+export function analyzeSource(text: string, fileName?: string): SourceAnalysis {
+  const reading = readSource(text, fileName);
+  const problems: Problem[] = [];
+  const open = [...reading.open];
+  const labelled: Array<{ call: Span; label: string }> = [];
+
+  const steps: StepModel[] = [];
+  const unpinnedChecked: StepModel[] = [];
+  reading.invocations.forEach((call, index) => {
+    const step = readInvocation(call, index, open, problems);
+    steps.push(step);
+    labelled.push({ call: call.span, label: step.id ? `step "${step.id.value}"` : `step #${index + 1}` });
+    // A hash that is computed, or that a spread may bring, is not "missing".
+    const hashProperty = call.options ? getProperty(call.options, 'expectedSchemaHash') : undefined;
+    const mayComeFromSpread = call.options !== undefined && !hashProperty && reading.open.has(call.options);
+    if (step.mcp && (!hashProperty || hashProperty.valueNode) && !mayComeFromSpread) unpinnedChecked.push(step);
+  });
+
+  const instances: ConnectorInstanceModel[] = [];
+  for (const call of reading.connectors) {
+    if (!call.config) continue;
+    const index = instances.length;
+    const found: Problem[] = [];
+    const read = readInstance(call.config, index, found);
+    const computed = computedParts(call.config, reading.computed, reading.open);
+    const instance: ConnectorInstanceModel = { ...read, computed };
+    problems.push(...found.filter((entry) => !(entry.code === 'TP305' && computed.include)));
+    instances.push(instance);
+    labelled.push({ call: call.span, label: read.name ? `connector "${read.name.value}"` : `connector #${index + 1}` });
+  }
+
+  const blueprint: BlueprintModel = { kind: 'blueprint', name: undefined, steps };
+  const connector: ConnectorModel = { kind: 'connector', instances };
+  // Step ids are scoped to a blueprint, and a module may build several: TP200 is left to the
+  // runtime. Pins, secrets in arguments and connector names are checked as in the JSON kinds.
+  problems.push(...checkSchemaPins({ ...blueprint, steps: unpinnedChecked }), ...checkArgumentSecrets(blueprint), ...checkConnectorNames(connector));
+
+  const computedKeys = reading.computed.flatMap((value) => (value.keySpan ? [value.keySpan] : []));
+  const kept = problems.filter((found) => !isMissingFieldProblem(found, open) && !computedKeys.some((span) => sameSpan(span, found.span)));
+
+  // Computed values are reported where Toolpin would check them: not in human text (label,
+  // description), and not in connectors of another provider, whose configuration it never reads.
+  const otherProvider = reading.connectors.filter((call) => {
+    const provider = call.config ? stringField(getProperty(call.config, 'provider')?.valueNode) : undefined;
+    return provider !== undefined && provider.value !== 'mcp';
+  });
+  const reported = reading.computed.filter((value) => !/^(label|description)(\.|$)/.test(value.path) && !otherProvider.some((call) => within(value.span, call.span)));
+  for (const value of reported) {
+    const owner = labelled.find((entry) => within(value.span, entry.call));
+    const where = owner ? ` of ${owner.label}` : '';
+    kept.push(problem('TP110', value.span, `${describePath(value.path)}${where} cannot be checked: computed at run time`, { data: { path: value.path } }));
+  }
+  for (const region of reading.unreadable) {
+    kept.push(problem('TP111', region.span, `the pins in these lines cannot be read until the syntax error is fixed: ${region.reason}`));
+  }
+  kept.sort((a, b) => a.span.offset - b.span.offset);
+  return { model: { kind: 'source', blueprint, connector }, problems: kept };
+}
+
+function readInvocation(call: InvokeCall, index: number, open: readonly JsonNode[], problems: Problem[]): StepModel {
+  const id: StringField | undefined = stringField(call.id);
+  const label = id ? `step "${id.value}"` : `step #${index + 1}`;
+  const effect: StringField = { value: MCP_INVOKE, span: call.calleeSpan };
+  const node: JsonNode = call.options ?? { type: 'object', offset: call.span.offset, length: call.span.length, children: [] };
+  if (!call.options) {
+    // No options at all is a missing toolName; computed options were reported as TP110.
+    if (!call.optionsGiven) {
+      problems.push(problem('TP104', call.calleeSpan, `${MCP_INVOKE_CALL} ${label} has no options object with a "toolName"`, { data: { field: 'toolName' } }));
+    }
+    return { index, node, id, effect, mcp: undefined, channels: [] };
+  }
+  const mcp = readMcpInput(call.options, `the options of ${MCP_INVOKE_CALL} ${label}`, problems);
+  // Arguments with a spread inside are not complete: checking them against the live schema would guess.
+  const args = mcp.argumentsNode;
+  const argumentsOpen = args !== undefined && open.some((candidate) => isUnder(candidate, args));
+  return { index, node, id, effect, mcp: argumentsOpen ? { ...mcp, argumentsNode: undefined } : mcp, channels: [] };
+}
+
+function computedParts(config: JsonNode, computed: readonly ComputedValue[], open: ReadonlySet<JsonNode>): NonNullable<ConnectorInstanceModel['computed']> {
+  const inCall = computed.filter((value) => within(value.span, spanOf(config)));
+  const providerConfig = getProperty(config, 'providerConfig');
+  // A spread in the instance or in providerConfig may bring any part of the configuration.
+  const wholeOpen = open.has(config) || (providerConfig !== undefined && !providerConfig.valueNode) || (providerConfig?.valueNode !== undefined && open.has(providerConfig.valueNode));
+  const part = (name: string): boolean => {
+    const node = providerConfig?.valueNode ? getProperty(providerConfig.valueNode, name)?.valueNode : undefined;
+    const underPart = [...open].some((candidate) => node !== undefined && isUnder(candidate, node));
+    return wholeOpen || underPart || inCall.some((value) => value.path === `providerConfig.${name}` || value.path.startsWith(`providerConfig.${name}.`) || value.path.startsWith(`providerConfig.${name}[`));
+  };
+  return { transport: part('transport'), include: part('include'), snapshot: part('toolsSnapshot') };
+}

@@ -1,0 +1,433 @@
+/**
+ * Pins where users write them: `defineConnector({...})` and `mcpInvoke$(id, {...})` calls in
+ * TypeScript and JavaScript modules (docs/formats.md "Source files").
+ *
+ * This file finds the calls and turns their literal arguments into the same JSON node trees that
+ * jsonc-parser builds for blueprint and connector files, with the UTF-16 offsets of the source
+ * text, so every check, verification, fix, hover and completion works on them unchanged.
+ *
+ * Contracts:
+ * - A call is recognised by its import only: a named import (aliases included) from
+ *   `@objectstack/spec/integration` (defineConnector) or `@loom/plugin-mcp` (mcpInvoke$), a
+ *   namespace import used as `ns.name(...)`, or the CommonJS `const { name } = require(...)`.
+ * - Plain string literals, template literals without substitutions, numbers, booleans, null and
+ *   literal object keys (quoted or not) are read. Anything else (identifiers, calls, member
+ *   accesses, spreads, substitutions, computed keys, methods) is never guessed: it becomes a hole
+ *   (a property without a value node, or a missing array element) and a {@link ComputedValue}.
+ * - Parsing never throws. The parser recovers from what it can; a statement it cannot get past is
+ *   blanked out (offsets kept) and parsed again, so the rest of a half-typed file still gives its
+ *   pins, and the blanked statement is reported as {@link UnreadableRegion}.
+ */
+import { parse, type ParserOptions } from '@babel/parser';
+import type { JsonNode } from '../jsonDocument';
+import type { Span } from '../problems';
+
+/** The module that exports `defineConnector`, and the one that exports `mcpInvoke$`. */
+export const CONNECTOR_MODULE = '@objectstack/spec/integration';
+export const INVOKE_MODULE = '@loom/plugin-mcp';
+export const DEFINE_CONNECTOR = 'defineConnector';
+export const MCP_INVOKE_CALL = 'mcpInvoke$';
+
+/** A value in a recognised call that is computed at run time, and the path that names it. */
+export interface ComputedValue {
+  readonly span: Span;
+  /** Where the value is, in the call's own words: `providerConfig.transport.url`, `...spread`. */
+  readonly path: string;
+  /** The span of the key whose value is computed, when it has one. */
+  readonly keySpan: Span | undefined;
+}
+
+export interface ReadCall {
+  readonly span: Span;
+  /** The span of the callee (`defineConnector`, an alias, `ns.mcpInvoke$`). */
+  readonly calleeSpan: Span;
+}
+
+export interface ConnectorCall extends ReadCall {
+  readonly kind: 'connector';
+  /** The first argument as a node tree, or undefined when it is missing or computed. */
+  readonly config: JsonNode | undefined;
+}
+
+export interface InvokeCall extends ReadCall {
+  readonly kind: 'invoke';
+  /** The step id (first argument) when it is a literal string. */
+  readonly id: JsonNode | undefined;
+  /** The options object (second argument), or undefined when missing or computed. */
+  readonly options: JsonNode | undefined;
+  /** True when the call has a second argument (literal or not). */
+  readonly optionsGiven: boolean;
+}
+
+export interface UnreadableRegion {
+  readonly span: Span;
+  /** The parser's own words about the syntax error. */
+  readonly reason: string;
+}
+
+export interface SourceReading {
+  readonly connectors: readonly ConnectorCall[];
+  readonly invocations: readonly InvokeCall[];
+  readonly computed: readonly ComputedValue[];
+  /** Objects and arrays with a spread or a computed key or element: they are not complete. */
+  readonly open: ReadonlySet<JsonNode>;
+  readonly unreadable: readonly UnreadableRegion[];
+}
+
+const EMPTY: SourceReading = { connectors: [], invocations: [], computed: [], open: new Set(), unreadable: [] };
+
+/**
+ * The cheap pre-filter: a module can hold a recognised call only if its text names one of the two
+ * modules (every recognised call goes through an import). A TypeScript file without them costs one
+ * substring search.
+ */
+export function mayHoldPins(text: string): boolean {
+  return text.includes(INVOKE_MODULE) || text.includes(CONNECTOR_MODULE);
+}
+
+/** How many statements a half-typed file may lose before reading stops trying. */
+const MAX_RECOVERIES = 16;
+
+type AstNode = { type: string; start?: number | null; end?: number | null; [key: string]: unknown };
+
+function parserOptions(jsx: boolean): ParserOptions {
+  return {
+    sourceType: 'unambiguous',
+    errorRecovery: true,
+    allowImportExportEverywhere: true,
+    allowReturnOutsideFunction: true,
+    allowAwaitOutsideFunction: true,
+    allowUndeclaredExports: true,
+    plugins: jsx ? ['typescript', 'jsx'] : ['typescript'],
+  };
+}
+
+/**
+ * The statement to leave out for a syntax error at `offset`, approximated by lines: a statement
+ * runs from a line that starts at column 0 with code up to the next such line. The parser often
+ * notices an unfinished statement only in the next one, so the nearest statement at or before
+ * `offset` whose brackets do not balance is chosen; when every one balances, the one holding
+ * `offset`.
+ */
+function statementAround(text: string, offset: number): Span {
+  const startsStatement = (lineStart: number): boolean => /^[A-Za-z_$@/]/.test(text.slice(lineStart, lineStart + 1)) && !text.startsWith('//', lineStart);
+  const statementAt = (at: number): Span => {
+    let start = text.lastIndexOf('\n', Math.max(0, at - 1)) + 1;
+    while (start > 0 && !startsStatement(start)) start = text.lastIndexOf('\n', start - 2) + 1;
+    let end = text.indexOf('\n', at);
+    while (end >= 0 && !startsStatement(end + 1)) end = text.indexOf('\n', end + 1);
+    if (end < 0) end = text.length;
+    return { offset: start, length: Math.max(1, end - start) };
+  };
+  const holding = statementAt(offset);
+  let candidate = holding;
+  for (let step = 0; step < 64; step++) {
+    if (closingBrackets(text.slice(candidate.offset, candidate.offset + candidate.length)) !== undefined) return candidate;
+    if (candidate.offset === 0) break;
+    candidate = statementAt(candidate.offset - 1);
+  }
+  return holding;
+}
+
+const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+/**
+ * The brackets that close what is still open at the end of `text` (a file being typed), or
+ * undefined when the end is inside a string, template or comment (a closed copy would give a
+ * literal that runs past the text). Strings, templates and comments are skipped roughly; a
+ * regular expression literal with a quote in it makes the answer wrong, which only costs the
+ * attempt: the parser still decides.
+ */
+function closingBrackets(text: string): string | undefined {
+  const stack: string[] = [];
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (char === '/' && text[index + 1] === '/') {
+      const end = text.indexOf('\n', index);
+      if (end < 0) break;
+      index = end;
+    } else if (char === '/' && text[index + 1] === '*') {
+      const end = text.indexOf('*/', index + 2);
+      if (end < 0) return undefined;
+      index = end + 1;
+    } else if (char === "'" || char === '"' || char === '`') {
+      let end = index + 1;
+      while (end < text.length && text[end] !== char && (char === '`' || text[end] !== '\n')) end += text[end] === '\\' ? 2 : 1;
+      if (end >= text.length || text[end] !== char) return undefined;
+      index = end;
+    } else if (CLOSER[char]) {
+      stack.push(CLOSER[char]!);
+    } else if (char === ')' || char === ']' || char === '}') {
+      stack.pop();
+    }
+  }
+  return stack.length > 0 ? stack.reverse().join('') : undefined;
+}
+
+function blank(text: string, span: Span): string {
+  return text.slice(0, span.offset) + text.slice(span.offset, span.offset + span.length).replace(/[^\r\n]/g, ' ') + text.slice(span.offset + span.length);
+}
+
+/** Parses with recovery; never throws. `jsx` is for .tsx/.jsx files (and plain .js, where JSX is common). */
+function parseRecovering(text: string, jsx: boolean): { program: AstNode | undefined; unreadable: UnreadableRegion[] } {
+  const unreadable: UnreadableRegion[] = [];
+  let current = text;
+  for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
+    try {
+      const file = parse(current, parserOptions(jsx)) as unknown as AstNode;
+      return { program: file.program as AstNode, unreadable };
+    } catch (error) {
+      const position = (error as { pos?: unknown }).pos;
+      if (typeof position !== 'number') return { program: undefined, unreadable };
+      // A file being typed ends inside a call: closing its brackets keeps the literals typed so
+      // far (offsets do not move, the brackets go after the end).
+      if (position >= current.trimEnd().length) {
+        const closers = closingBrackets(current);
+        if (closers) {
+          try {
+            const file = parse(current + closers, parserOptions(jsx)) as unknown as AstNode;
+            return { program: file.program as AstNode, unreadable };
+          } catch {
+            // Not enough: the statement is left out below.
+          }
+        }
+      }
+      const span = statementAround(current, Math.min(position, current.length));
+      const reason = error instanceof Error ? error.message.replace(/\s*\(\d+:\d+\)$/, '') : 'syntax error';
+      unreadable.push({ span, reason });
+      current = blank(current, span);
+    }
+  }
+  return { program: undefined, unreadable };
+}
+
+function spanOfAst(node: AstNode): Span {
+  const start = node.start ?? 0;
+  return { offset: start, length: (node.end ?? start) - start };
+}
+
+/** The names under which the two functions are visible in a module. */
+interface Bindings {
+  readonly direct: Map<string, 'connector' | 'invoke'>;
+  /** Namespace imports: `ns` → module kind. */
+  readonly namespaces: Map<string, 'connector' | 'invoke'>;
+}
+
+function moduleKind(source: unknown): 'connector' | 'invoke' | undefined {
+  if (source === CONNECTOR_MODULE) return 'connector';
+  if (source === INVOKE_MODULE) return 'invoke';
+  return undefined;
+}
+
+function exportedName(kind: 'connector' | 'invoke'): string {
+  return kind === 'connector' ? DEFINE_CONNECTOR : MCP_INVOKE_CALL;
+}
+
+function nameOf(node: unknown): string | undefined {
+  const ast = node as AstNode | undefined;
+  if (ast?.type === 'Identifier') return ast.name as string;
+  if (ast?.type === 'StringLiteral') return ast.value as string;
+  return undefined;
+}
+
+function collectBindings(program: AstNode): Bindings {
+  const bindings: Bindings = { direct: new Map(), namespaces: new Map() };
+  for (const statement of (program.body as AstNode[] | undefined) ?? []) {
+    if (statement.type === 'ImportDeclaration') {
+      const kind = moduleKind((statement.source as AstNode | undefined)?.value);
+      if (!kind || statement.importKind === 'type') continue;
+      for (const specifier of (statement.specifiers as AstNode[] | undefined) ?? []) {
+        const local = nameOf(specifier.local);
+        if (!local) continue;
+        if (specifier.type === 'ImportSpecifier' && specifier.importKind !== 'type' && nameOf(specifier.imported) === exportedName(kind)) bindings.direct.set(local, kind);
+        if (specifier.type === 'ImportNamespaceSpecifier') bindings.namespaces.set(local, kind);
+      }
+    } else if (statement.type === 'VariableDeclaration') {
+      // CommonJS: const { defineConnector: define } = require('@objectstack/spec/integration')
+      for (const declarator of (statement.declarations as AstNode[] | undefined) ?? []) {
+        const init = declarator.init as AstNode | undefined;
+        const args = init?.arguments as AstNode[] | undefined;
+        if (init?.type !== 'CallExpression' || nameOf(init.callee) !== 'require' || args?.[0]?.type !== 'StringLiteral') continue;
+        const kind = moduleKind(args[0].value);
+        const id = declarator.id as AstNode;
+        if (!kind) continue;
+        if (id.type === 'Identifier') bindings.namespaces.set(id.name as string, kind);
+        if (id.type !== 'ObjectPattern') continue;
+        for (const property of (id.properties as AstNode[] | undefined) ?? []) {
+          if (property.type !== 'ObjectProperty' || property.computed) continue;
+          const local = nameOf(property.value);
+          if (local && nameOf(property.key) === exportedName(kind)) bindings.direct.set(local, kind);
+        }
+      }
+    }
+  }
+  return bindings;
+}
+
+function calleeKind(callee: AstNode, bindings: Bindings): 'connector' | 'invoke' | undefined {
+  if (callee.type === 'Identifier') return bindings.direct.get(callee.name as string);
+  if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && !callee.computed) {
+    const object = callee.object as AstNode;
+    const kind = object.type === 'Identifier' ? bindings.namespaces.get(object.name as string) : undefined;
+    return kind && nameOf(callee.property) === exportedName(kind) ? kind : undefined;
+  }
+  return undefined;
+}
+
+const SKIPPED_KEYS = new Set(['loc', 'start', 'end', 'extra', 'range', 'leadingComments', 'trailingComments', 'innerComments', 'typeAnnotation', 'returnType', 'typeParameters']);
+
+/** Visits every node below `root` without recursion (deep modules never exhaust the stack). */
+function walk(root: AstNode, visit: (node: AstNode) => void): void {
+  const stack: AstNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    visit(node);
+    for (const key of Object.keys(node)) {
+      if (SKIPPED_KEYS.has(key)) continue;
+      const value = node[key];
+      if (Array.isArray(value)) {
+        for (let index = value.length - 1; index >= 0; index--) {
+          const child = value[index] as AstNode | null;
+          if (child && typeof child.type === 'string') stack.push(child);
+        }
+      } else if (value && typeof value === 'object' && typeof (value as AstNode).type === 'string') {
+        stack.push(value as AstNode);
+      }
+    }
+  }
+}
+
+/** Wrappers that do not change a literal's value: `as const`, `satisfies T`, `!`, `<T>x`, parentheses. */
+const TRANSPARENT = new Set(['TSAsExpression', 'TSSatisfiesExpression', 'TSNonNullExpression', 'TSTypeAssertion', 'ParenthesizedExpression']);
+
+class Converter {
+  readonly computed: ComputedValue[] = [];
+  readonly open = new Set<JsonNode>();
+
+  private hole(node: AstNode, path: string, keySpan: Span | undefined): undefined {
+    this.computed.push({ span: spanOfAst(node), path, keySpan });
+    return undefined;
+  }
+
+  /** The node tree of a literal expression, or undefined (and a computed value) when it is not literal. */
+  convert(expression: AstNode, path: string, parent: JsonNode | undefined, keySpan?: Span): JsonNode | undefined {
+    let node = expression;
+    while (TRANSPARENT.has(node.type) && node.expression) node = node.expression as AstNode;
+    const { offset, length } = spanOfAst(expression === node ? node : node);
+    const base = { offset, length, ...(parent ? { parent } : {}) };
+    switch (node.type) {
+      case 'StringLiteral':
+        return { type: 'string', value: node.value as string, ...base };
+      case 'TemplateLiteral': {
+        const quasis = node.quasis as AstNode[];
+        const cooked = (quasis[0]?.value as { cooked?: string | null } | undefined)?.cooked;
+        if ((node.expressions as unknown[]).length > 0 || typeof cooked !== 'string') return this.hole(node, path, keySpan);
+        return { type: 'string', value: cooked, ...base };
+      }
+      case 'NumericLiteral':
+        return { type: 'number', value: node.value as number, ...base };
+      case 'UnaryExpression': {
+        const argument = node.argument as AstNode;
+        if (node.operator === '-' && argument.type === 'NumericLiteral') return { type: 'number', value: -(argument.value as number), ...base };
+        return this.hole(node, path, keySpan);
+      }
+      case 'BooleanLiteral':
+        return { type: 'boolean', value: node.value as boolean, ...base };
+      case 'NullLiteral':
+        return { type: 'null', value: null, ...base };
+      case 'ObjectExpression':
+        return this.object(node, path, base);
+      case 'ArrayExpression': {
+        const array: JsonNode = { type: 'array', ...base, children: [] };
+        ((node.elements as (AstNode | null)[]) ?? []).forEach((element, index) => {
+          if (!element) return;
+          if (element.type === 'SpreadElement') {
+            this.open.add(array);
+            this.hole(element, `${path}[…spread]`, undefined);
+            return;
+          }
+          const child = this.convert(element, `${path}[${index}]`, array);
+          if (child) array.children!.push(child);
+          else this.open.add(array);
+        });
+        return array;
+      }
+      default:
+        return this.hole(node, path, keySpan);
+    }
+  }
+
+  private object(node: AstNode, path: string, base: { offset: number; length: number; parent?: JsonNode }): JsonNode {
+    const object: JsonNode = { type: 'object', ...base, children: [] };
+    for (const member of (node.properties as AstNode[]) ?? []) {
+      if (member.type === 'SpreadElement') {
+        this.open.add(object);
+        this.hole(member, path ? `${path}.…spread` : '…spread', undefined);
+        continue;
+      }
+      const keyAst = member.key as AstNode | undefined;
+      const key = member.computed ? undefined : keyAst?.type === 'Identifier' ? (keyAst.name as string) : keyAst?.type === 'StringLiteral' ? (keyAst.value as string) : keyAst?.type === 'NumericLiteral' ? String(keyAst.value) : undefined;
+      if (key === undefined || !keyAst) {
+        this.open.add(object);
+        this.hole(member, path ? `${path}.[computed key]` : '[computed key]', undefined);
+        continue;
+      }
+      const memberPath = path ? `${path}.${key}` : key;
+      const keySpan = spanOfAst(keyAst);
+      const isValue = member.type === 'ObjectProperty' && !member.shorthand;
+      const property: JsonNode = { type: 'property', ...spanOfAst(member), parent: object, children: [], ...(isValue ? { colonOffset: keySpan.offset + keySpan.length } : {}) };
+      property.children!.push({ type: 'string', value: key, ...keySpan, parent: property });
+      if (isValue) {
+        const valueAst = member.value as AstNode;
+        const value = this.convert(valueAst, memberPath, property, keySpan);
+        if (value) property.children!.push(value);
+      } else {
+        // A shorthand `{ toolName }` or a method: the value is whatever the binding holds at run time.
+        this.hole(member.type === 'ObjectProperty' ? (member.value as AstNode) : member, memberPath, keySpan);
+      }
+      object.children!.push(property);
+    }
+    return object;
+  }
+}
+
+/**
+ * Reads the recognised calls of a module. `fileName` decides JSX (`.tsx`, `.jsx`, and `.js`
+ * files, where it is common). Never throws.
+ */
+export function readSource(text: string, fileName = 'module.ts'): SourceReading {
+  if (!mayHoldPins(text)) return EMPTY;
+  const jsx = /\.(tsx|jsx|js|mjs|cjs)$/i.test(fileName);
+  let parsed = parseRecovering(text, jsx);
+  // A `.js` file may use TypeScript-only syntax that reads as JSX (`<T>x`); try once without JSX.
+  if (!parsed.program && jsx && /\.(js|mjs|cjs)$/i.test(fileName)) parsed = parseRecovering(text, false);
+  const { program, unreadable } = parsed;
+  if (!program) return { ...EMPTY, unreadable };
+  const bindings = collectBindings(program);
+  if (bindings.direct.size === 0 && bindings.namespaces.size === 0) return { ...EMPTY, unreadable };
+
+  const converter = new Converter();
+  const connectors: ConnectorCall[] = [];
+  const invocations: InvokeCall[] = [];
+  walk(program, (node) => {
+    if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
+    const callee = node.callee as AstNode;
+    const kind = calleeKind(callee, bindings);
+    if (!kind) return;
+    const args = (node.arguments as AstNode[]) ?? [];
+    const call = { span: spanOfAst(node), calleeSpan: spanOfAst(callee) };
+    if (kind === 'connector') {
+      const first = args[0];
+      const config = first && first.type !== 'SpreadElement' ? converter.convert(first, '', undefined) : first ? converter.convert(first, '…spread', undefined) : undefined;
+      connectors.push({ kind, ...call, config: config?.type === 'object' ? config : undefined });
+    } else {
+      const [idAst, optionsAst] = args;
+      const id = idAst ? converter.convert(idAst, 'id', undefined) : undefined;
+      const options = optionsAst ? converter.convert(optionsAst, '', undefined) : undefined;
+      invocations.push({ kind, ...call, id: id?.type === 'string' ? id : undefined, options: options?.type === 'object' ? options : undefined, optionsGiven: optionsAst !== undefined });
+    }
+  });
+  connectors.sort((a, b) => a.span.offset - b.span.offset);
+  invocations.sort((a, b) => a.span.offset - b.span.offset);
+  return { connectors, invocations, computed: converter.computed, open: converter.open, unreadable };
+}

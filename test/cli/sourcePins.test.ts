@@ -1,0 +1,137 @@
+/**
+ * `toolpin check` and `toolpin pin` on pins written in TypeScript and JavaScript, end to end with
+ * the fixture MCP server, which has rewritten one tool since the pins were taken: each pin's state
+ * in text, JSON and SARIF, exit codes as for the JSON kinds, a module without pins not counted, a
+ * dry run that writes nothing, and `pin --yes` that changes only the drifted pin literals (in
+ * their own quotes) so that `check` then exits 0.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const cli = path.join(root, 'dist', 'cli.js');
+/** The project's own fixtures are trusted for the run (docs/formats.md §10). */
+const TRUSTED_ENV = { ...process.env, TOOLPIN_TRUST: '1' };
+const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
+
+/** The fixture's pins as it serves its tools unchanged (reverse_text is rewritten by the control file). */
+const ECHO_SCHEMA = 'fnv1a64:a76fe8d6d023fca0';
+const REVERSE_SCHEMA_OLD = 'fnv1a64:3712870629e19d1d';
+const ECHO_TOOL = 'sha256:e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';
+const REVERSE_TOOL_OLD = 'sha256:46647729c91fad347eb8e8bf645191936eb21fd63b262e367b12bfad14b0fd5f';
+
+function connectors(reverseTool: string): string {
+  return `/* Connectors in code: a REST one Toolpin leaves alone, and the fixture server. */
+import { defineConnector } from '@objectstack/spec/integration';
+
+export const crm = defineConnector({ name: 'crm', provider: 'rest', providerConfig: { baseUrl: url('/v2') } });
+
+export const demo = defineConnector({
+  name: 'demo',
+  provider: 'mcp',
+  providerConfig: {
+    transport: { kind: 'stdio', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(fixtureServer)}, '--stdio', '--control-file', 'control.json'] },
+    include: ['echo_upper', "reverse_text"],
+    toolsSnapshot: {
+      echo_upper: '${ECHO_TOOL}', // still served as pinned
+      "reverse_text": \`${reverseTool}\`,
+    },
+  },
+});
+
+export const allConnectors = [crm, demo];
+`;
+}
+
+function steps(reverseSchema: string): string {
+  return `const { mcpInvoke$: invoke } = require('@loom/plugin-mcp');
+
+module.exports = [
+  invoke('shout#1', { toolName: 'echo_upper', server: 'demo', expectedSchemaHash: "${ECHO_SCHEMA}" }),
+  invoke("flip#2", { toolName: 'reverse_text', server: 'demo', expectedSchemaHash: '${reverseSchema}', arguments: { text: 'abc', locale: 'en' } }),
+];
+`;
+}
+
+function run(cwd: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 60_000, input: '', env: TRUSTED_ENV });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('toolpin check and pin on TypeScript and JavaScript sources', () => {
+  let workspace: string;
+  before(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-source-cli-'));
+    // reverse_text gained a required "locale" since both of its pins were taken.
+    writeFileSync(
+      path.join(workspace, 'control.json'),
+      JSON.stringify({ version: 1, rewrite: { reverse_text: { inputSchema: { type: 'object', properties: { text: { type: 'string' }, locale: { type: 'string' } }, required: ['text', 'locale'] } } } }),
+    );
+    mkdirSync(path.join(workspace, 'src'));
+    writeFileSync(path.join(workspace, 'src', 'connectors.ts'), connectors(REVERSE_TOOL_OLD));
+    writeFileSync(path.join(workspace, 'src', 'steps.cjs'), steps(REVERSE_SCHEMA_OLD));
+    writeFileSync(path.join(workspace, 'src', 'util.ts'), 'export const url = (path: string) => `https://crm.example.com${path}`;\n');
+    writeFileSync(path.join(workspace, 'src', 'types.d.ts'), "declare module '@loom/plugin-mcp';\n");
+  });
+
+  after(() => rmSync(workspace, { recursive: true, force: true }));
+
+  test('check: every pin has its state, in text, JSON and SARIF; modules without pins are not counted; exit 1', () => {
+    const text = run(workspace, 'check', '.');
+    assert.equal(text.status, 1, text.stderr);
+    assert.match(text.stdout, /src\/connectors\.ts:13:19 +verified +tool pin of echo_upper on demo/);
+    assert.match(text.stdout, /src\/connectors\.ts:14:23 +DRIFTED +tool pin of reverse_text on demo/);
+    assert.match(text.stdout, /src\/steps\.cjs:4:83 +verified +schema pin of echo_upper on demo/);
+    assert.match(text.stdout, /src\/steps\.cjs:5:84 +DRIFTED +schema pin of reverse_text on demo/);
+    assert.match(text.stdout, /^2 file\(s\), 4 pin\(s\): 2 verified, 2 drifted, 0 missing, 0 ambiguous, 0 cannot verify; 2 problem\(s\)$/m);
+    assert.doesNotMatch(text.stdout, /util\.ts|types\.d\.ts|TP110/, 'no module without pins, and the REST connector is not read');
+
+    const json = run(workspace, 'check', '--format', 'json', '.');
+    assert.equal(json.status, 1);
+    const report = JSON.parse(json.stdout) as { files: Array<{ path: string; pins: Array<{ tool: string; kind: string; state: string }> }> };
+    assert.deepEqual(
+      report.files.map((file) => [file.path, file.pins.map((pin) => `${pin.kind}:${pin.tool}:${pin.state}`)]),
+      [
+        ['src/connectors.ts', ['tool:echo_upper:verified', 'tool:reverse_text:drifted']],
+        ['src/steps.cjs', ['schema:echo_upper:verified', 'schema:reverse_text:drifted']],
+      ],
+    );
+
+    const sarif = run(workspace, 'check', '--format', 'sarif', '.');
+    assert.equal(sarif.status, 1);
+    const log = JSON.parse(sarif.stdout) as { runs: Array<{ results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }> }> };
+    const results = log.runs[0]!.results.map((result) => `${result.ruleId}@${result.locations[0]!.physicalLocation.artifactLocation.uri}`).sort();
+    assert.deepEqual(results, ['TP400@src/connectors.ts', 'TP400@src/steps.cjs']);
+  });
+
+  test('pin without --yes shows the re-pins, writes nothing and exits 1', () => {
+    const result = run(workspace, 'pin', '.');
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stdout, /^ {2}- "reverse_text": `sha256:46647729[0-9a-f]{56}`,$/m);
+    assert.match(result.stdout, /^ {2}\+ "reverse_text": `sha256:[0-9a-f]{64}`,$/m);
+    assert.match(result.stdout, /^ {2}\+ .*expectedSchemaHash: 'fnv1a64:[0-9a-f]{16}', arguments/m);
+    assert.equal(readFileSync(path.join(workspace, 'src', 'connectors.ts'), 'utf8'), connectors(REVERSE_TOOL_OLD));
+    assert.equal(readFileSync(path.join(workspace, 'src', 'steps.cjs'), 'utf8'), steps(REVERSE_SCHEMA_OLD));
+  });
+
+  test('pin --yes changes only the drifted pin literals, in their own quotes; check then exits 0', () => {
+    const result = run(workspace, 'pin', '--yes', '.');
+    assert.equal(result.status, 0, result.stderr);
+    const connectorText = readFileSync(path.join(workspace, 'src', 'connectors.ts'), 'utf8');
+    const stepsText = readFileSync(path.join(workspace, 'src', 'steps.cjs'), 'utf8');
+    const liveTool = /"reverse_text": `(sha256:[0-9a-f]{64})`/.exec(connectorText)?.[1];
+    const liveSchema = /expectedSchemaHash: '(fnv1a64:[0-9a-f]{16})'/.exec(stepsText)?.[1];
+    assert.ok(liveTool && liveTool !== REVERSE_TOOL_OLD, 'the tool pin was advanced, in backticks');
+    assert.ok(liveSchema && liveSchema !== REVERSE_SCHEMA_OLD, 'the schema pin was advanced, in single quotes');
+    assert.equal(connectorText, connectors(liveTool), 'byte for byte, only the pin changed');
+    assert.equal(stepsText, steps(liveSchema), 'byte for byte, only the pin changed');
+
+    const again = run(workspace, 'check', '.');
+    assert.equal(again.status, 0, again.stdout);
+    assert.match(again.stdout, /^2 file\(s\), 4 pin\(s\): 4 verified, 0 drifted/m);
+  });
+});
