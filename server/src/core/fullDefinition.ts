@@ -1,5 +1,5 @@
 /**
- * Changes beyond the pinned fields (docs/formats.md §6, "Full definitions"). The pins hash what
+ * Changes beyond the pinned fields (docs/diagnostics.md TP408, TP409). The pins hash what
  * the seeds fix (a schema pin `inputSchema`, a tool pin `{name, description, inputSchema}`), so a
  * server can flip a tool's `annotations` from read-only to destructive, or change its
  * `outputSchema` or `title`, without any pin drifting. Whenever Toolpin writes a store entry it

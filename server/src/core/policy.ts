@@ -1,5 +1,5 @@
 /**
- * The repository's policy (`.toolpin/policy.jsonc`, docs/formats.md "Policy"): per server or
+ * The repository's policy (`.toolpin/policy.jsonc`, schemas/policy.schema.json): per server or
  * tool, severity overrides of live-verification findings, and ignores that carry a reason and an
  * expiry date. Pure: the text and "today" are handed in.
  *
