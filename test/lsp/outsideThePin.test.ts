@@ -69,7 +69,7 @@ describe('a tool that changed outside its pin, in the editor', () => {
     const created = changes.find((change): change is CreateFile => 'kind' in change && change.kind === 'create');
     assert.equal(created?.uri, `file://${path.join(workspace, '.toolpin', 'store', `full-sha256-${ECHO_TOOL_HEX}.json`)}`);
     const written = changes.find((change): change is TextDocumentEdit => 'textDocument' in change && change.textDocument.uri === created!.uri)!;
-    assert.deepEqual(JSON.parse(written.edits[0]!.newText), { version: 1, tool: { ...ECHO_UPPER, annotations: { readOnlyHint: false } } });
+    assert.deepEqual(JSON.parse((written.edits[0] as { newText: string }).newText), { version: 1, tool: { ...ECHO_UPPER, annotations: { readOnlyHint: false } } });
     const documentEdit = changes.find((change): change is TextDocumentEdit => 'textDocument' in change && change.textDocument.uri === uri);
     assert.equal(documentEdit?.edits.length ?? 0, 0, 'the document is not edited');
   });
