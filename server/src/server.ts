@@ -229,7 +229,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
         // run all the same, or every document would wait for it forever.
         await connection.client
           .register(DidChangeWatchedFilesNotification.type, {
-            watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }],
+            watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }, { globPattern: '**/.toolpin/policy.jsonc' }],
           })
           .catch((error: unknown) => connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`));
       }

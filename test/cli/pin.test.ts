@@ -87,8 +87,11 @@ describe('toolpin pin', () => {
     assert.match(connectorText, /"echo_upper": "e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454", \/\/ bare on purpose/, 'the bare style and the comment are kept');
 
     const store = path.join(workspace, '.toolpin', 'store');
-    const entries = readdirSync(store).sort();
+    // Each re-pin writes its pinned content and, beside it, the tool's full definition (issue 12).
+    const all = readdirSync(store).sort();
+    const entries = all.filter((entry) => !entry.startsWith('full-'));
     assert.equal(entries.length, 5);
+    assert.equal(all.length - entries.length, 5, 'one full-definition entry per re-pin');
     for (const entry of entries) {
       const content = readFileSync(path.join(store, entry), 'utf8');
       const [algorithm, hex] = entry.replace(/\.json$/, '').split('-');

@@ -36,7 +36,8 @@ function findRepoRoot(start: string): string {
 const root = findRepoRoot(__dirname);
 const fixtures = path.join(root, 'test', 'fixtures', 'schemas');
 
-type Kind = 'blueprint' | 'connector';
+type Kind = 'blueprint' | 'connector' | 'policy';
+const KINDS = ['blueprint', 'connector', 'policy'] as const;
 
 /**
  * Keywords VS Code's JSON language service reads beside standard JSON Schema. They are annotations
@@ -82,11 +83,12 @@ const ajv = createAjv();
 const validators: Record<Kind, ValidateFunction> = {
   blueprint: ajv.compile(readSchema('blueprint')),
   connector: ajv.compile(readSchema('connector')),
+  policy: ajv.compile(readSchema('policy')),
 };
 
 function kindOf(file: string): Kind {
-  const match = /\.(blueprint|connector)\.jsonc?$/.exec(file);
-  if (!match) throw new Error(`${file}: a schema fixture is named *.blueprint.json(c) or *.connector.json(c)`);
+  const match = /\.(blueprint|connector|policy)\.jsonc?$/.exec(file);
+  if (!match) throw new Error(`${file}: a schema fixture is named *.blueprint.json(c), *.connector.json(c) or *.policy.json(c)`);
   return match[1] as Kind;
 }
 
@@ -137,7 +139,7 @@ function matches(error: ErrorObject, expected: ExpectedError): boolean {
 }
 
 describe('JSON Schemas', () => {
-  for (const kind of ['blueprint', 'connector'] as const) {
+  for (const kind of KINDS) {
     test(`${kind}.schema.json is a draft-07 schema with its identifier`, () => {
       const schema = readSchema(kind);
       assert.equal(schema.$schema, 'http://json-schema.org/draft-07/schema#');
@@ -174,7 +176,7 @@ describe('JSON Schemas', () => {
     const valid = fixtureFiles('valid').map(kindOf);
     const invalid = fixtureFiles('invalid').map(kindOf);
     assert.ok(valid.length >= 5 && invalid.length >= 8, `${valid.length} valid, ${invalid.length} invalid`);
-    for (const kind of ['blueprint', 'connector'] as const) {
+    for (const kind of KINDS) {
       assert.ok(valid.includes(kind) && invalid.includes(kind), `valid and invalid ${kind} fixtures exist`);
     }
   });
@@ -212,6 +214,7 @@ describe('pin syntax is left to Toolpin, which reports it once', () => {
   for (const file of fixtureFiles('toolpin')) {
     test(path.basename(file), () => {
       const kind = kindOf(file);
+      if (kind === 'policy') throw new Error(`${path.basename(file)}: policy fixtures are not Toolpin documents`);
       const validate = validators[kind];
       const { text, value } = readFixture(file);
       assert.ok(validate(value), `the schema accepts it, so VS Code shows Toolpin's problem alone:\n${describeErrors(validate.errors)}`);

@@ -19,7 +19,8 @@ import { toMarkdown } from '../core/markdownReport';
 import type { ParsedPin } from '../core/pins';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
-import { PinStoreReader, pinsOf } from '../engine/pinStore';
+import { pinnedToolsOf, PinStoreReader, pinsOf } from '../engine/pinStore';
+import { type PolicyFile, PolicyReader } from '../engine/policyFile';
 import { terminalSafe } from '../core/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
@@ -138,6 +139,8 @@ export interface VerifiedWorkspace {
   readonly inventory: Inventory;
   readonly results: Map<string, VerificationResult>;
   readonly couldNotRead: boolean;
+  /** The workspace folder's policy (`.toolpin/policy.jsonc`), applied to `results`. */
+  readonly policy: PolicyFile;
   /** The pin store's content of the documents' pins (`.toolpin/store`), for diffs. */
   readonly pinnedContent: (pin: ParsedPin) => string | undefined;
 }
@@ -255,19 +258,25 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     }
   });
   const pinnedContent = await store.lookup(workspaceFolder, documents.flatMap((document) => pinsOf(document)));
-  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent);
-  return { workspaceFolder, documents, registry, inventory, results, couldNotRead, pinnedContent };
+  const policy = await new PolicyReader(readOptional).read(workspaceFolder);
+  const fullDefinition = await store.lookupFull(workspaceFolder, documents.flatMap((document) => pinnedToolsOf(document)));
+  const results = verifyDocuments(documents, registry, inventory, Date.now(), args.offline ? OFFLINE : undefined, pinnedContent, { policy: policy.policy, fullDefinition });
+  return { workspaceFolder, documents, registry, inventory, results, couldNotRead, pinnedContent, policy };
 }
 
 export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number> {
   const args: CheckArgs = given.structureOnly ? { ...given, offline: true } : given;
-  const { documents, registry, inventory, results, couldNotRead, pinnedContent } = await verifyPaths(io, args, 'check');
+  const { documents, registry, inventory, results, couldNotRead, pinnedContent, policy } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
     if (args.offline) problems = problems.filter((found) => found.code !== 'TP403');
     return { path: document.display, text: document.text, verdicts: verification.verdicts, problems };
   });
+  // A broken policy is reported as a file of its own: its errors fail the run like any other.
+  if (policy.text !== undefined && policy.problems.length > 0) {
+    reportInputs.push({ path: path.relative(io.cwd, policy.path).split(path.sep).join('/'), text: policy.text, verdicts: [], problems: capProblems(policy.problems) });
+  }
   const servers = registry.definitions.map((definition) => ({
     name: definition.name,
     source: definition.origin.file ? `${definition.origin.kind} ${path.relative(io.cwd, definition.origin.file).split(path.sep).join('/')}` : definition.origin.kind,
@@ -314,7 +323,7 @@ function renderText(report: CheckReport, positions: ReadonlyArray<readonly Posit
       const at = positions[fileIndex]?.[pinIndex] ?? pin.range.start;
       const where = `${file.path}:${at.line + 1}:${at.character + 1}`;
       const server = pin.server ? ` on ${pin.server}` : '';
-      out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}`);
+      out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}${pin.policy ? ` (${pin.policy.text})` : ''}`);
     }
     for (const found of file.problems) {
       if (['TP400', 'TP401', 'TP402', 'TP403'].includes(found.code)) continue; // shown as pin lines above

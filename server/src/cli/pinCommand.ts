@@ -24,7 +24,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/changes';
 import { analyzeDocument, connectorOf } from '../core/documents';
-import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntry } from '../core/fixes';
+import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/fixes';
 import { LineIndex } from '../core/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
 import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type SecurityData } from '../core/payloads';
@@ -355,6 +355,9 @@ async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: rea
       continue;
     }
     await writeFileAtomic(path.join(workspaceFolder, entry.relativePath), entry.content);
+    // The whole definition as served beside it (core/fullDefinition.ts), unless it holds a credential.
+    const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
+    if (full && !containsKnownSecret(full.content)) await writeFileAtomic(path.join(workspaceFolder, full.relativePath), full.content);
   }
 }
 

@@ -11,6 +11,7 @@
  */
 import { createScanner, type EditResult, getNodePath, type JSONPath, modify, SyntaxKind } from 'jsonc-parser';
 import type { ConnectorInstanceModel } from './connector';
+import { fullDefinitionPath } from './fullDefinition';
 import { getProperty, type JsonNode } from './jsonDocument';
 import { isParsedPin, parsePin, type PinAlgorithm } from './pins';
 import type { Span } from './problems';
@@ -304,6 +305,17 @@ export interface StoreEntry {
 /** The store entry of a pin whose hashed content is `canonicalContent`. */
 export function storeEntry(algorithm: PinAlgorithm, hex: string, canonicalContent: string): StoreEntry {
   return { relativePath: `${PIN_STORE_FOLDER}/${algorithm}-${hex}.json`, content: canonicalContent };
+}
+
+/**
+ * The store entries a pin writes: its pinned content, and (when the live definition is known) the
+ * tool's whole definition as served, keyed by the same pin (core/fullDefinition.ts), so changes
+ * outside the pinned fields can be reported later.
+ */
+export function storeEntries(algorithm: PinAlgorithm, hex: string, canonicalContent: string, full?: { readonly tool: string; readonly content: string | undefined }): StoreEntry[] {
+  const entries = [storeEntry(algorithm, hex, canonicalContent)];
+  if (full?.content !== undefined) entries.push({ relativePath: fullDefinitionPath(algorithm, hex, full.tool), content: full.content });
+  return entries;
 }
 
 /** The store-relative path where the pinned content of a pin may be found. */

@@ -20,6 +20,8 @@ export type DriftData = {
   readonly style: 'prefixed' | 'bare';
   /** Exactly the canonical JSON that `live` hashes: the content of its pin-store entry. */
   readonly liveContent: string;
+  /** The live tool's full-definition entry content (core/fullDefinition.ts), when it is plain JSON. */
+  readonly liveDefinition?: string;
   /** What kind of change the store entry shows, or `unknown` without one. */
   readonly change: string;
   /** The change in one line (`description only`, or why it is unknown), as the message says it. */
@@ -69,6 +71,8 @@ export type UnpinnedToolData = {
   readonly live?: string;
   /** Exactly the canonical JSON that `live` hashes. */
   readonly liveContent?: string;
+  /** The live tool's full-definition entry content (core/fullDefinition.ts), when it is plain JSON. */
+  readonly liveDefinition?: string;
 };
 
 /** TP406: a step's `server` that names no configured server, and the one it probably meant. */

@@ -63,8 +63,12 @@ export const PROBLEM_CODES = {
   TP405: { severity: 'warning', title: 'Selected tool not pinned' },
   TP406: { severity: 'error', title: 'Unknown server' },
   TP407: { severity: 'error', title: 'Drift adds tool-poisoning cues' },
+  TP408: { severity: 'warning', title: 'Tool behaviour changed outside the pin' },
+  TP409: { severity: 'information', title: 'Tool metadata changed outside the pin' },
   TP410: { severity: 'error', title: 'Argument does not match the live input schema' },
   TP411: { severity: 'information', title: 'Live input schema cannot be used for checking' },
+  TP412: { severity: 'error', title: 'Policy ignore expired' },
+  TP413: { severity: 'error', title: 'Invalid policy entry' },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

@@ -7,6 +7,7 @@
  */
 import { replacePinEdit } from './fixes';
 import { LineIndex, type Position } from './lineIndex';
+import type { PolicedProblem, PolicedVerdict, PolicyNote } from './policy';
 import { isDriftData } from './payloads';
 import { PROBLEM_CODES, type Problem, type Severity } from './problems';
 import type { PinState, PinVerdict, ServerListing } from './verify';
@@ -25,6 +26,8 @@ export interface ReportPin {
   state: PinState;
   reason: string | null;
   range: ReportRange;
+  /** What `.toolpin/policy.jsonc` did to the pin's finding; absent when nothing. */
+  policy?: PolicyNote;
 }
 
 export interface ReportProblem {
@@ -32,6 +35,8 @@ export interface ReportProblem {
   severity: Severity;
   message: string;
   range: ReportRange;
+  /** What `.toolpin/policy.jsonc` did to the finding (its severity is already the policy's); absent when nothing. */
+  policy?: PolicyNote;
 }
 
 export interface ReportServer {
@@ -82,6 +87,7 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
       state: verdict.state,
       reason: verdict.reason ?? null,
       range: rangeOf(lines, verdict.span),
+      ...((verdict as PolicedVerdict).policy ? { policy: (verdict as PolicedVerdict).policy } : {}),
     }));
     for (const pin of pins) {
       if (pin.state === 'verified') summary.verified++;
@@ -92,7 +98,13 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
     }
     const problems = [...file.problems]
       .sort((a, b) => a.span.offset - b.span.offset)
-      .map((found) => ({ code: found.code, severity: found.severity, message: found.message, range: rangeOf(lines, found.span) }));
+      .map((found): ReportProblem => ({
+        code: found.code,
+        severity: found.severity,
+        message: found.message,
+        range: rangeOf(lines, found.span),
+        ...((found as PolicedProblem).policy ? { policy: (found as PolicedProblem).policy } : {}),
+      }));
     summary.problems += problems.length;
     return { path: file.path, pins, problems };
   });
@@ -125,12 +137,15 @@ export type FailOn = 'security' | 'drift' | 'warning';
 
 export function exitStatusOf(report: CheckReport, couldNotReadSomething: boolean, failOn: FailOn = 'drift'): 0 | 1 | 2 {
   const problems = report.files.flatMap((file) => file.problems);
-  const hasSecurity = problems.some((found) => SECURITY_CODES.has(found.code));
+  // An ignored security finding does not fail `--fail-on security`; a drifted or missing pin whose
+  // finding a policy relaxed (ignored, or given a lower severity) fails only through its problems.
+  const hasSecurity = problems.some((found) => SECURITY_CODES.has(found.code) && found.policy?.kind !== 'ignored');
+  const failingPins = report.files.some((file) => file.pins.some((pin) => (pin.state === 'drifted' || pin.state === 'missing') && pin.policy === undefined));
   const hasError = problems.some((found) => found.severity === 'error');
   const hasWarning = problems.some((found) => found.severity === 'warning');
   if (failOn === 'security') {
     if (hasSecurity) return 1;
-  } else if (report.summary.drifted > 0 || report.summary.missing > 0 || hasError || (failOn === 'warning' && hasWarning)) return 1;
+  } else if (failingPins || hasError || (failOn === 'warning' && hasWarning)) return 1;
   if (report.summary.cannotVerify > 0 || report.summary.ambiguous > 0 || couldNotReadSomething) return 2;
   return 0;
 }

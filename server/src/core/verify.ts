@@ -10,6 +10,7 @@ import type { BlueprintModel, StepModel } from './blueprint';
 import { type ChangeReport, classifySchemaPinChange, classifyToolPinChange, readStoreEntry } from './changes';
 import { addedPoisoningCues, describeCues, modelReadableStrings, type PoisoningCue } from './poisoning';
 import { CanonicalJsonError } from './canonicalJson';
+import { fullDefinitionContent, outsideThePinProblems } from './fullDefinition';
 import type { ConnectorInstanceModel, ConnectorModel } from './connector';
 import type { CollectedListing, ListedTool } from './listing';
 import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from './pins';
@@ -76,6 +77,11 @@ export interface VerificationContext {
    * it. With it, drift messages say what changed; without it, they say how to get it next time.
    */
   readonly pinnedContent?: (pin: ParsedPin) => string | undefined;
+  /**
+   * The text of a pinned tool's full-definition entry (core/fullDefinition.ts), when the caller
+   * has it; with it, changes outside the pinned fields are reported (TP408/TP409).
+   */
+  readonly fullDefinition?: (pin: ParsedPin, tool: string) => string | undefined;
   /** Check step arguments against the live input schema (TP410); on unless set to false. */
   readonly checkArguments?: boolean;
 }
@@ -391,15 +397,17 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     if (context.checkArguments !== false && mcp.argumentsNode) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
     if (sameDigest(mcp.pin, live.pin)) {
       verdict('verified', definition.name, live.pin, undefined);
+      problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool), true));
       continue;
     }
     const change = describeChange(mcp.pin, live.tool, context);
     const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin} (${change.text})`;
-    const data: DriftData = { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, change: change.report?.kind ?? 'unknown', summary: change.text };
+    const data: DriftData = { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, ...liveDefinitionOf(live.tool), change: change.report?.kind ?? 'unknown', summary: change.text };
     problems.push(problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, { data }));
     const security = securityProblem(pinSpan, stepLabel(step), tool, definition.name, mcp.pin, live.tool, context);
     if (security) problems.push(security);
     verdict('drifted', definition.name, live.pin, reason);
+    problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool), false));
   }
   return { verdicts, problems };
 }
@@ -471,15 +479,17 @@ function verifyInstance(
     }
     if (sameDigest(entry.parsed, live.pin)) {
       verdict('verified', live.pin, undefined);
+      problems.push(...outsideThePinProblems(entry.pin.span, label, entry.parsed, server, live.tool, context.fullDefinition?.(entry.parsed, tool), true));
       continue;
     }
     const change = describeChange(entry.parsed, live.tool, context);
     const reason = `tool "${tool}" on server "${server}" changed since it was pinned: pinned ${entry.pin.value}, live ${live.pin} (${change.text})`;
-    const data: DriftData = { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style, liveContent: live.content, change: change.report?.kind ?? 'unknown', summary: change.text };
+    const data: DriftData = { kind: 'tool', tool, server, pinned: entry.pin.value, live: livePinInStyle(entry.parsed, live.pin), style: entry.parsed.style, liveContent: live.content, ...liveDefinitionOf(live.tool), change: change.report?.kind ?? 'unknown', summary: change.text };
     problems.push(problem('TP400', entry.pin.span, `${label}: ${reason}`, { data }));
     const security = securityProblem(entry.pin.span, label, tool, server, entry.parsed, live.tool, context);
     if (security) problems.push(security);
     verdict('drifted', live.pin, reason);
+    problems.push(...outsideThePinProblems(entry.pin.span, label, entry.parsed, server, live.tool, context.fullDefinition?.(entry.parsed, tool), false));
   }
 
   // The include and the selection are checked only against a complete, clean listing: an entry
@@ -511,10 +521,16 @@ function verifyInstance(
       : [...served].filter((name) => !pinned.has(name)).map((name) => ({ name, span: snapshotBrace }));
     for (const tool of unpinned) {
       const live = liveToolPin(listing.listing.tools.filter((candidate) => candidate.name === tool.name));
-      const data: UnpinnedToolData = { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content } : {}) };
+      const data: UnpinnedToolData = { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content, ...liveDefinitionOf(live.tool) } : {}) };
       problems.push(problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, { data }));
     }
   }
+}
+
+/** The full-definition entry content of a live tool, for the payloads that write store entries. */
+function liveDefinitionOf(tool: ListedTool): { liveDefinition?: string } {
+  const content = fullDefinitionContent(tool.raw);
+  return content === undefined ? {} : { liveDefinition: content };
 }
 
 /** Counts verdicts by state, for summaries and exit codes. */

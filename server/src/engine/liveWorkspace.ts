@@ -20,7 +20,9 @@ import { type ServerDefinition, ServerRegistry } from '../core/registry';
 import type { ServerListing, VerificationResult } from '../core/verify';
 import type { ParsedPin } from '../core/pins';
 import type { Inventory } from '../mcp/inventory';
-import { PinStoreReader, pinsOf } from './pinStore';
+import { applyPolicyToVerification } from '../core/policy';
+import { pinnedToolsOf, PinStoreReader, pinsOf } from './pinStore';
+import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
 import { type AnalyzedDocument, definitionsNeeded, verifyAnalyzed } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
 
@@ -63,6 +65,7 @@ export class LiveWorkspace {
   private readonly listeners: Array<(paths: string[]) => void> = [];
   private readonly requested = new Set<ServerDefinition>();
   private readonly store: PinStoreReader;
+  private readonly policies: PolicyReader;
   /**
    * The running workspace scan, if any. Announced as soon as the client names its folders (in
    * `initialize`), so a document opened before the scan starts is already held back.
@@ -70,6 +73,7 @@ export class LiveWorkspace {
   private scanning: { readonly done: Promise<void>; readonly finish: () => void } | undefined;
 
   constructor(private readonly options: LiveWorkspaceOptions) {
+    this.policies = new PolicyReader((file) => options.fileSystem.readFile(file));
     this.store = new PinStoreReader(
       (file) => options.fileSystem.readFile(file),
       options.fileSystem.listFolder ? (folder) => options.fileSystem.listFolder!(folder) : undefined,
@@ -199,6 +203,12 @@ export class LiveWorkspace {
   /** A file changed on disk (file watcher): re-read it unless an editor holds it. */
   async fileChanged(file: string, deleted: boolean): Promise<void> {
     const base = path.basename(file);
+    if (isPolicyFile(file)) {
+      // The policy changes the presentation of every finding of its folder.
+      this.policies.invalidate(path.dirname(path.dirname(file)));
+      this.fire(this.paths());
+      return;
+    }
     if (base === 'mcp.json' || base === '.mcp.json') {
       this.invalidateRegistry(this.folderOf(file));
       this.fire(this.paths());
@@ -274,12 +284,14 @@ export class LiveWorkspace {
     const registry = await this.registry(folder);
     if (!state) return { verdicts: [], problems: [], registry };
     const pinnedContent = await this.store.lookup(folder, pinsOf(state.analysis));
+    const fullDefinition = await this.store.lookupFull(folder, pinnedToolsOf(state.analysis));
     const live = this.options.liveEnabled();
     const document: AnalyzedDocument = { path: file, ...state.analysis };
     if (live) this.request(definitionsNeeded([document], registry));
     const context = {
       registry,
       pinnedContent,
+      fullDefinition,
       now: this.options.now(),
       listingFor: (definition: ServerDefinition): ServerListing => {
         if (!live) return NOT_LIVE;
@@ -287,7 +299,13 @@ export class LiveWorkspace {
       },
     };
     const result = verifyAnalyzed(document, registry, context);
-    return { ...result, registry };
+    const { policy } = await this.policies.read(folder);
+    return { ...applyPolicyToVerification(result, policy, context.now), registry };
+  }
+
+  /** The policy of a file's workspace folder (`.toolpin/policy.jsonc`), and its own problems. */
+  policyOf(file: string): Promise<PolicyFile> {
+    return this.policies.read(this.folderOf(file));
   }
 
   /** Asks for the listings of definitions (history and other views that need live data). */

@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { blueprintOf, connectorOf, type DocumentAnalysis } from '../core/documents';
 import { storePathOf } from '../core/fixes';
+import { fullDefinitionPath } from '../core/fullDefinition';
 import type { ParsedPin } from '../core/pins';
 
 /** Every well-formed pin of a document. */
@@ -13,6 +14,14 @@ export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): Pars
   return [
     ...(blueprintOf(analysis)?.steps ?? []).flatMap((step) => (step.mcp?.pin ? [step.mcp.pin] : [])),
     ...(connectorOf(analysis)?.instances ?? []).flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [entry.parsed] : []))),
+  ];
+}
+
+/** Every well-formed pin of a document with the tool it pins, for full-definition entries. */
+export function pinnedToolsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): Array<{ pin: ParsedPin; tool: string }> {
+  return [
+    ...(blueprintOf(analysis)?.steps ?? []).flatMap((step) => (step.mcp?.pin && step.mcp.toolName ? [{ pin: step.mcp.pin, tool: step.mcp.toolName.value }] : [])),
+    ...(connectorOf(analysis)?.instances ?? []).flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [{ pin: entry.parsed, tool: entry.tool.value }] : []))),
   ];
 }
 
@@ -49,5 +58,30 @@ export class PinStoreReader {
       }),
     );
     return (pin) => this.found.get(PinStoreReader.key(folder, pin));
+  }
+
+  /**
+   * Loads the full-definition entries (core/fullDefinition.ts) of `pins` under `folder` and returns
+   * a synchronous lookup. Unlike pinned content, such an entry is replaced when a change outside
+   * the pin is accepted, so it is read again every time (only the entries the folder holds).
+   */
+  async lookupFull(folder: string, pins: ReadonlyArray<{ pin: ParsedPin; tool: string }>): Promise<(pin: ParsedPin, tool: string) => string | undefined> {
+    const key = (pin: ParsedPin, tool: string): string => path.join(folder, ...fullDefinitionPath(pin.algorithm, pin.hex, tool).split('/'));
+    const wanted = [...new Set(pins.map((entry) => key(entry.pin, entry.tool)))];
+    const found = new Map<string, string>();
+    if (wanted.length === 0) return () => undefined;
+    let present: Set<string> | undefined;
+    if (this.listFolder) {
+      const names = await this.listFolder(path.join(folder, '.toolpin', 'store'));
+      present = new Set((names ?? []).map((name) => path.join(folder, '.toolpin', 'store', name)));
+    }
+    await Promise.all(
+      wanted.map(async (file) => {
+        if (present && !present.has(file)) return;
+        const text = await this.readFile(file);
+        if (text !== undefined) found.set(file, text);
+      }),
+    );
+    return (pin, tool) => found.get(key(pin, tool));
   }
 }

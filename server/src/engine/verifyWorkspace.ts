@@ -4,6 +4,7 @@
  * out per document.
  */
 import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents';
+import { applyPolicyToVerification, type Policy } from '../core/policy';
 import type { ServerDefinition, ServerRegistry } from '../core/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify';
 import type { Inventory } from '../mcp/inventory';
@@ -66,16 +67,21 @@ export function verifyDocuments(
   now: number,
   fallback: ServerListing = NOT_LISTED,
   pinnedContent?: VerificationContext['pinnedContent'],
+  extras: { readonly policy?: Policy; readonly fullDefinition?: VerificationContext['fullDefinition'] } = {},
 ): Map<string, VerificationResult> {
+  const { policy, fullDefinition } = extras;
   const context: VerificationContext = {
     registry,
     now,
     listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? fallback,
     ...(pinnedContent ? { pinnedContent } : {}),
+    ...(fullDefinition ? { fullDefinition } : {}),
   };
   const results = new Map<string, VerificationResult>();
   for (const document of documents) {
-    results.set(document.path, verifyAnalyzed(document, registry, context));
+    const result = verifyAnalyzed(document, registry, context);
+    // The policy changes only how findings are presented (core/policy.ts), the same way as in the editor.
+    results.set(document.path, policy ? applyPolicyToVerification(result, policy, now) : result);
   }
   return results;
 }

@@ -37,7 +37,7 @@ import {
   replacePinEdit,
   replaceStringEdit,
   setSnapshotEntryEdits,
-  storeEntry,
+  storeEntries,
   type TextEdit,
 } from '../core/fixes';
 import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/payloads';
@@ -46,6 +46,7 @@ import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { containsKnownSecret } from '../mcp/credentials';
+import { isOutsideThePinData, readFullDefinition } from '../core/fullDefinition';
 import { RepinEditsRequest, type RepinEditsResult } from '../protocol';
 import { runSafe } from '../util/runSafe';
 import { DIAGNOSTIC_SOURCE } from '../util/toLsp';
@@ -79,7 +80,8 @@ export function buildWorkspaceEdit(
     const uri = pathToUri(path.join(entry.folder, entry.relativePath));
     if (seen.has(uri)) continue;
     seen.add(uri);
-    // Store entries are content-addressed: overwriting one writes the same bytes it held.
+    // Pinned-content entries are content-addressed: overwriting one writes the same bytes it held.
+    // A full-definition entry (core/fullDefinition.ts) is keyed by its pin and is replaced on purpose.
     changes.push({ kind: 'create', uri, options: { overwrite: true } });
     changes.push({ textDocument: { uri, version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: entry.content }] });
   }
@@ -87,12 +89,15 @@ export function buildWorkspaceEdit(
   return { documentChanges: changes };
 }
 
-function storeEntryFor(data: { live: string; liveContent: string }): { relativePath: string; content: string } | undefined {
+/** The store entries of a re-pin: the pinned content and, when the payload has it, the full definition. */
+function storeEntriesFor(data: { tool: string; live: string; liveContent: string; liveDefinition?: unknown }): Array<{ relativePath: string; content: string }> {
   const algorithm = data.live.startsWith('fnv1a64:') ? 'fnv1a64' : 'sha256';
   const parsed = parsePin(data.live, algorithm);
   // A store entry is meant to be committed: content holding (or redacted of) a credential is not written.
-  if (typeof data.liveContent !== 'string' || containsKnownSecret(data.liveContent)) return undefined;
-  return isParsedPin(parsed) ? storeEntry(parsed.algorithm, parsed.hex, data.liveContent) : undefined;
+  if (typeof data.liveContent !== 'string' || containsKnownSecret(data.liveContent) || !isParsedPin(parsed)) return [];
+  // The definition comes back from the client: it is written only when it is an entry of this tool.
+  const full = typeof data.liveDefinition === 'string' && !containsKnownSecret(data.liveDefinition) && readFullDefinition(data.liveDefinition, data.tool) ? data.liveDefinition : undefined;
+  return storeEntries(parsed.algorithm, parsed.hex, data.liveContent, { tool: data.tool, content: full });
 }
 
 export function registerCodeActions(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, options: () => EditBuilder): void {
@@ -170,10 +175,7 @@ async function repinsOf(file: string, workspace: LiveWorkspace, text: string): P
   const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
   // The pin literal keeps its own quote (a source file's '…' or `…`).
   const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live, text));
-  const entries = drifted.flatMap((found) => {
-    const entry = storeEntryFor(found.data);
-    return entry ? [{ folder, ...entry }] : [];
-  });
+  const entries = drifted.flatMap((found) => storeEntriesFor(found.data).map((entry) => ({ folder, ...entry })));
   return { drifted, repins, entries };
 }
 
@@ -218,7 +220,7 @@ function quickFixesFor(
   switch (diagnostic.code) {
     case 'TP400': {
       if (!isDriftData(data)) return [];
-      const entry = storeEntryFor(data);
+      const entries = storeEntriesFor(data).map((entry) => ({ folder, ...entry }));
       if (options.canReview) {
         reviewActions.push({
           title: `Review and re-pin "${data.tool}"…`,
@@ -233,7 +235,7 @@ function quickFixesFor(
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
           isPreferred: true,
-          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live, document.getText())], entry ? [{ folder, ...entry }] : [], options),
+          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live, document.getText())], entries, options),
         },
       ];
     }
@@ -241,13 +243,27 @@ function quickFixesFor(
       if (!isPinnableToolData(data)) return [];
       const instance = instanceAt(workspace, document, start);
       if (!instance) return [];
-      const entry = storeEntryFor({ live: data.live, liveContent: data.liveContent });
+      const entries = storeEntriesFor({ tool: data.tool, live: data.live, liveContent: data.liveContent, liveDefinition: data.liveDefinition }).map((entry) => ({ folder, ...entry }));
       return [
         {
           title: `Pin "${data.tool}" at ${data.live}`,
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
-          edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live), entry ? [{ folder, ...entry }] : [], options),
+          edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live), entries, options),
+        },
+      ];
+    }
+    case 'TP408':
+    case 'TP409': {
+      // A verified pin whose tool changed outside the pinned fields: accepting the change records
+      // the live definition under the same pin. Nothing in the document changes.
+      if (!options.canCreateFiles || !isOutsideThePinData(data) || containsKnownSecret(data.entry.content) || !readFullDefinition(data.entry.content, data.tool)) return [];
+      return [
+        {
+          title: `Accept the new definition of "${data.tool}" (record it in .toolpin/store)`,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diagnostic],
+          edit: buildWorkspaceEdit(document, [], [{ folder, relativePath: data.entry.relativePath, content: data.entry.content }], options),
         },
       ];
     }
@@ -339,13 +355,13 @@ function renameActions(
   } else {
     return [];
   }
-  const entry = storeEntryFor(rename);
+  const entries = storeEntriesFor(rename).map((entry) => ({ folder, ...entry }));
   return [
     {
       title: `Rename "${data.tool}" to "${rename.tool}" and re-pin (${rename.match === 'content' ? 'same content' : `same ${rename.match}`}; review the live tool first)`,
       kind: CodeActionKind.QuickFix,
       diagnostics: [diagnostic],
-      edit: buildWorkspaceEdit(document, edits, entry ? [{ folder, ...entry }] : [], options),
+      edit: buildWorkspaceEdit(document, edits, entries, options),
     },
   ];
 }

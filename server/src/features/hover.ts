@@ -6,6 +6,7 @@
  * Tool names, descriptions and schemas come from servers and are untrusted: they are shown only in
  * code spans and fenced blocks (util/markdown.ts), never as markdown or command links.
  */
+import type { PolicedVerdict } from '../core/policy';
 import { type Connection, type Hover, MarkupKind, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonicalJson, readStoreEntry } from '../core/changes';
@@ -60,6 +61,9 @@ export async function computeHover(document: TextDocument, offset: number, works
   lines.push(`${state ? `**${state}** · ` : ''}${kind} of ${inlineCode(target.tool)}${definition ? ` on ${inlineCode(definition.name)}` : ''}`);
   // Drift is explained by "What changed" below; other states need their reason.
   if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${inlineCode(verdict.reason)}`);
+  // What the repository's policy did to this pin's finding (its reason is the repository's text).
+  const policy = (verdict as PolicedVerdict | undefined)?.policy;
+  if (policy) lines.push('', `Policy: ${inlineCode(policy.text)}`);
   // Server text never goes into a table cell: a "|" there would split the cell even inside a code
   // span. The table holds only Toolpin's own text (hashes, ages).
   lines.push('', '| | |', '|---|---|');

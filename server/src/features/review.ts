@@ -7,7 +7,8 @@
 import type { Connection, TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { classifySchemaPinChange, classifyToolPinChange, prettyCanonicalJson, readStoreEntry } from '../core/changes';
-import { replacePinEdit, setSnapshotEntryEdits, storeEntry } from '../core/fixes';
+import { replacePinEdit, setSnapshotEntryEdits, storeEntries } from '../core/fixes';
+import { fullDefinitionContent } from '../core/fullDefinition';
 import { pinTargetAt } from '../core/locate';
 import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent } from '../core/pins';
 import { liveToolPin } from '../core/verify';
@@ -31,6 +32,8 @@ interface Resolved {
   details: PinDetails;
   target: NonNullable<ReturnType<typeof pinTargetAt>>;
   liveContentCanonical: string | null;
+  /** The live tool's full-definition entry content (core/fullDefinition.ts), when it is plain JSON. */
+  liveDefinition: string | undefined;
 }
 
 async function resolve(location: PinLocation, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace): Promise<Resolved | null> {
@@ -76,7 +79,7 @@ async function resolve(location: PinLocation, documents: TextDocuments<TextDocum
     liveContent: liveContentCanonical !== null ? pretty(liveContentCanonical) : null,
     change,
   };
-  return { document, details, target, liveContentCanonical };
+  return { document, details, target, liveContentCanonical, liveDefinition: tools[0] ? fullDefinitionContent(tools[0].raw) : undefined };
 }
 
 export function registerReview(
@@ -117,7 +120,9 @@ export function registerReview(
             : [];
       if (edits.length === 0) return { applied: false as const, reason: 'this step has no expectedSchemaHash to re-pin' };
       // A store entry is meant to be committed: one holding a credential value is not written.
-      const entries = containsKnownSecret(now.liveContentCanonical) ? [] : [{ folder: workspace.folderOf(uriToPath(now.document.uri)), ...storeEntry(current.algorithm, current.hex, now.liveContentCanonical) }];
+      const folder = workspace.folderOf(uriToPath(now.document.uri));
+      const full = now.liveDefinition !== undefined && !containsKnownSecret(now.liveDefinition) ? now.liveDefinition : undefined;
+      const entries = containsKnownSecret(now.liveContentCanonical) ? [] : storeEntries(current.algorithm, current.hex, now.liveContentCanonical, { tool: now.target.tool, content: full }).map((entry) => ({ folder, ...entry }));
       return { applied: true as const, edit: buildWorkspaceEdit(now.document, edits, entries, options()) };
     }),
   );
