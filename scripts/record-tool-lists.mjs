@@ -74,9 +74,9 @@ const SERVERS = [
 
 /** Older versions to record with --versions (the newest is the devDependency, recorded above). */
 const VERSIONS = {
-  everything: ['0.6.2', '2025.4.8', '2025.9.25', '2026.1.14'],
-  filesystem: ['0.6.2', '2025.3.28', '2025.8.21', '2026.1.14'],
-  memory: ['0.6.2', '2025.8.4', '2026.1.26'],
+  everything: ['0.6.2', '2025.1.14', '2025.4.8', '2025.7.1', '2025.8.4', '2025.9.25', '2025.11.25', '2026.1.14', '2026.7.4'],
+  filesystem: ['0.6.2', '2025.3.28', '2025.7.1', '2025.8.21', '2025.11.25', '2026.1.14', '2026.7.4'],
+  memory: ['0.6.2', '2025.4.25', '2025.8.4', '2025.11.25', '2026.1.26', '2026.7.4'],
 };
 const versionsMode = process.argv.includes('--versions');
 

@@ -482,7 +482,8 @@ function compareTypes(a: Schema, b: Schema, at: Location, out: SchemaChange[]): 
   const pointer = `${at.pointer}/type`;
   let impact: ChangeImpact;
   const values = allowedValues(a);
-  if (typesCover(after, before)) impact = 'widening';
+  // The types the old schema can accept at all (its alternatives and enum count too).
+  if (typesCover(after, effectiveTypes(a))) impact = 'widening';
   // With an enum, only the allowed values matter: breaking when one of them has a type no longer allowed.
   else if (values) impact = values.some((value) => !typesCover(after, new Set([jsonType(value)]))) ? 'breaking' : 'widening';
   else impact = 'breaking';
@@ -731,7 +732,7 @@ function constraintImpact(key: string, had: boolean, has: boolean, before: unkno
   // A constraint only judges values of its type: if the old schema accepts none, no old call is
   // affected (cosmetic when the new one accepts none either).
   const target = appliesTo(key);
-  if (target !== undefined && !typesMeet(typeSet(a.type), target)) return typesMeet(typeSet(b.type), target) ? 'widening' : 'cosmetic';
+  if (target !== undefined && !typesMeet(effectiveTypes(a), target)) return typesMeet(effectiveTypes(b), target) ? 'widening' : 'cosmetic';
   const values = allowedValues(a);
   if (values) {
     // With an enum, decide on its values where the bound can be evaluated.
@@ -757,6 +758,41 @@ function constraintImpact(key: string, had: boolean, has: boolean, before: unkno
     if (key === 'multipleOf') return Number.isInteger(after / before) ? 'breaking' : before % after === 0 ? 'widening' : 'may-break';
   }
   return key === 'pattern' ? 'may-break' : 'may-break';
+}
+
+/**
+ * The JSON types a schema can accept at all: its `type`, narrowed by its enum's values and by its
+ * `anyOf`/`oneOf` alternatives (their union) and `allOf` members (their intersection).
+ */
+function effectiveTypes(schema: Schema, depth = 0): Set<string> {
+  let types = typeSet(schema.type);
+  const narrow = (allowed: Set<string>): void => {
+    types = new Set([...types].filter((type) => allowed.has(type) || (type === 'number' && allowed.has('integer')) || (type === 'integer' && allowed.has('number'))));
+    if (allowed.has('integer') && !allowed.has('number') && types.has('number')) {
+      types.delete('number');
+      types.add('integer');
+    }
+  };
+  const values = allowedValues(schema);
+  if (values) narrow(new Set(values.map(jsonType)));
+  if (depth > 8) return types;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const alternatives = schema[key];
+    if (!Array.isArray(alternatives)) continue;
+    const union = new Set<string>();
+    for (const alternative of alternatives) {
+      const inner = asSchema(alternative);
+      for (const type of inner ? effectiveTypes(inner, depth + 1) : JSON_TYPES) union.add(type);
+    }
+    narrow(union);
+  }
+  if (Array.isArray(schema.allOf)) {
+    for (const member of schema.allOf) {
+      const inner = asSchema(member);
+      if (inner) narrow(effectiveTypes(inner, depth + 1));
+    }
+  }
+  return types;
 }
 
 /** True when some value of one of `types` has the JSON type `target` (`number` includes integers). */
