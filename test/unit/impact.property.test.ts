@@ -80,7 +80,8 @@ const MUTATIONS: Record<string, Mutation> = {
   'drop maxLength': (s, n) => props(s)[n] && delete props(s)[n]!.maxLength,
   'items type': (s, n) => props(s)[n]?.items !== undefined && ((props(s)[n]!.items as Schema).type = 'string'),
   '$ref indirection': (s, n) => {
-    if (!props(s)[n]) return;
+    // Not twice: a definition that is its own $ref is no schema (Ajv recurses forever on it).
+    if (!props(s)[n] || props(s)[n]!.$ref !== undefined) return;
     s.$defs = { ...(s.$defs as Schema | undefined), [`D${n}`]: props(s)[n] };
     props(s)[n] = { $ref: `#/$defs/D${n}` };
   },
@@ -115,7 +116,7 @@ function apply(pinned: Schema, steps: ReadonlyArray<readonly [string, string, Sc
 describe('impact: property — every word agrees with Ajv', () => {
   const seen = new Map<ChangeImpact | 'none', number>();
   const stepsSeen = new Set<string>();
-  for (const [label, maxSteps, runs] of [['one change', 1, 1500], ['up to three changes', 3, 800]] as const) {
+  for (const [label, maxSteps, runs] of [['one change', 1, 500], ['up to three changes', 3, 250]] as const) {
     test(`${label}: widening keeps every old-valid value, cosmetic validates alike, breaking has a witness`, () => {
       fc.assert(
         fc.property(base, fc.array(step, { minLength: 1, maxLength: maxSteps }), fc.array(randomValue, { maxLength: 12 }), (pinned, steps, values) => {
@@ -133,7 +134,7 @@ describe('impact: property — every word agrees with Ajv', () => {
   }
   test('the generator reaches every word and every mutation', () => {
     // Runs after the properties above (node:test runs a file's tests in order).
-    for (const impact of ['breaking', 'may-break', 'widening', 'cosmetic'] as const) assert.ok((seen.get(impact) ?? 0) > 20, `${impact}: ${seen.get(impact) ?? 0}`);
+    for (const impact of ['breaking', 'may-break', 'widening', 'cosmetic'] as const) assert.ok((seen.get(impact) ?? 0) > 5, `${impact}: ${seen.get(impact) ?? 0}`);
     assert.deepEqual(MUTATION_NAMES.filter((name) => !stepsSeen.has(name)), []);
   });
 });

@@ -757,7 +757,7 @@ function constraintImpact(key: string, had: boolean, has: boolean, before: unkno
     if (UPPER_BOUNDS.has(key)) return after < before ? 'breaking' : 'widening';
     if (key === 'multipleOf') return Number.isInteger(after / before) ? 'breaking' : before % after === 0 ? 'widening' : 'may-break';
   }
-  return key === 'pattern' ? 'may-break' : 'may-break';
+  return 'may-break';
 }
 
 /**
@@ -848,7 +848,8 @@ function normalise(root: unknown): { schema: unknown; opaque: boolean } {
         return inlineChildren(node, stack);
       }
       const resolved = inline(target, [...stack, ref]);
-      const { $ref: _ref, ...rest } = node;
+      const rest: Schema = { ...node };
+      delete rest.$ref;
       const siblings = inlineChildren(rest, stack) as Schema;
       const validating = Object.keys(siblings).filter((key) => !COSMETIC_KEYWORDS.has(key) && key !== '$defs' && key !== 'definitions');
       if (validating.length === 0) return isRecord(resolved) ? { ...resolved, ...pickAnnotations(siblings) } : resolved;
@@ -874,7 +875,9 @@ function normalise(root: unknown): { schema: unknown; opaque: boolean } {
 
 function dropDefinitions(node: Schema): Schema {
   if (node.$defs === undefined && node.definitions === undefined) return node;
-  const { $defs: _defs, definitions: _definitions, ...rest } = node;
+  const rest: Schema = { ...node };
+  delete rest.$defs;
+  delete rest.definitions;
   return rest;
 }
 
