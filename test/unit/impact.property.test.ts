@@ -168,3 +168,26 @@ describe('impact: the patterns of issue 12, each checked by Ajv', () => {
     assert.equal(validate({ m: 1 }), false);
   });
 });
+
+describe('impact: hostile schemas stay cheap and never throw', () => {
+  test('nested alternatives, a $ref fan-out and deep nesting', () => {
+    let before: Schema = { type: 'string' };
+    let after: Schema = { type: 'string' };
+    for (let index = 0; index < 25; index++) {
+      before = { anyOf: [before, { type: 'null' }, { type: 'number' }] };
+      after = { anyOf: [after, { type: 'null' }, { type: 'integer' }, { type: 'boolean' }] };
+    }
+    const definitions: Record<string, Schema> = { D30: { type: 'string' } };
+    for (let index = 0; index < 30; index++) definitions[`D${index}`] = { type: 'object', properties: { x: { $ref: `#/$defs/D${index + 1}` }, y: { $ref: `#/$defs/D${index + 1}` } } };
+    const fanOut = { $ref: '#/$defs/D0', $defs: definitions };
+    const fanOutChanged = { $ref: '#/$defs/D0', $defs: { ...definitions, D30: { type: 'number' } } };
+    let deep: Schema = {};
+    for (let index = 0; index < 20_000; index++) deep = { properties: { p: deep } };
+    const started = Date.now();
+    // Past the budgets nothing is certain: a widening of nested alternatives is reported as may-break.
+    assert.equal(worstImpact(diffInputSchemas(before, after)), 'may-break');
+    assert.ok(diffInputSchemas(fanOut, fanOutChanged).length > 0);
+    assert.deepEqual(diffInputSchemas(deep, {}).map((entry) => entry.impact), ['may-break']);
+    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+  });
+});

@@ -346,11 +346,21 @@ const HANDLED = new Set(['type', 'enum', 'const', 'required', 'properties', 'add
  * rewritten, one cosmetic change says so, so that a drifted pin never reads "no change".
  */
 export function diffInputSchemas(before: unknown, after: unknown): SchemaChange[] {
+  try {
+    return diffNormalised(before, after);
+  } catch {
+    // Only a schema nested too deeply for the stack gets here: say so, and claim nothing.
+    return [change('other-changed', 'may-break', '', '', 'the input schema changed, but it is nested too deeply to compare', undefined, undefined)];
+  }
+}
+
+function diffNormalised(before: unknown, after: unknown): SchemaChange[] {
   const rawBefore = before === undefined ? {} : before;
   const rawAfter = after === undefined ? {} : after;
   if (sameJson(rawBefore, rawAfter)) return [];
   const a = normalise(rawBefore);
   const b = normalise(rawAfter);
+  coverChecks = 0;
   const out: SchemaChange[] = [];
   compareSchemas(a.schema, b.schema, ROOT, out);
   out.push(...unreferencedDefinitionChanges(rawBefore, rawAfter));
@@ -451,9 +461,19 @@ function compareWrapping(a: Schema, b: Schema, at: Location, out: SchemaChange[]
   return false;
 }
 
+/**
+ * How many subsumption checks one diffInputSchemas call has made. Nested alternatives make the
+ * checks multiply (each alternative against each), so past {@link MAX_COVER_CHECKS} a check answers
+ * "not known", which only ever turns a verdict into may-break. Reset by diffInputSchemas, which is
+ * synchronous, so no two calls share it.
+ */
+let coverChecks = 0;
+const MAX_COVER_CHECKS = 2000;
+
 /** True when `outer` is known to accept every value `inner` accepts (by this module's own diff). */
 function covers(outer: unknown, inner: unknown): boolean {
   if (isAcceptAll(outer)) return true;
+  if (++coverChecks > MAX_COVER_CHECKS) return false;
   const changes: SchemaChange[] = [];
   compareSchemas(inner, outer, ROOT, changes);
   return changes.every((entry) => entry.impact === 'widening' || entry.impact === 'cosmetic');
@@ -813,7 +833,7 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 
 /** Keywords that name a schema for `$ref`s: changing them may change what a reference means. */
 const IDENTITY_KEYWORDS = new Set(['$id', '$anchor', '$dynamicAnchor', '$ref', '$dynamicRef', '$recursiveRef']);
 /** How many `$ref`s are inlined at most, so that a schema built to explode stays cheap. */
-const MAX_INLINED = 2000;
+const MAX_INLINED = 500;
 
 /** A copy of a schema with `transform` applied to every subschema, bottom-up, by keyword position. */
 function mapSubschemas(node: unknown, transform: (schema: Schema) => Schema): unknown {
