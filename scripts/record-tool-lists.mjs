@@ -9,6 +9,13 @@
 //
 //   { "server": "...", "package": "<name>@<version>", "recordedWith": "...", "tools": [ ... ] }
 //
+//   node scripts/record-tool-lists.mjs --versions
+//
+// records older published versions of the same servers (VERSIONS below) into
+// test/fixtures/tool-lists/versions/<server>@<version>.json, for the test that classifies every
+// schema that drifted between versions. Each version is installed with npm into a scratch
+// directory (its own dependencies, scripts not run) and removed afterwards.
+//
 // The tools are written exactly as served: they are taken from the raw JSON-RPC response as the
 // transport received it, not from `client.listTools()`, whose strict Zod schema strips keys it does
 // not know. The SDK's strict parse still runs on every page, and anything it rejects or strips is
@@ -21,6 +28,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -64,6 +72,14 @@ const SERVERS = [
   },
 ];
 
+/** Older versions to record with --versions (the newest is the devDependency, recorded above). */
+const VERSIONS = {
+  everything: ['0.6.2', '2025.1.14', '2025.4.8', '2025.7.1', '2025.8.4', '2025.9.25', '2025.11.25', '2026.1.14', '2026.7.4'],
+  filesystem: ['0.6.2', '2025.3.28', '2025.7.1', '2025.8.21', '2025.11.25', '2026.1.14', '2026.7.4'],
+  memory: ['0.6.2', '2025.4.25', '2025.8.4', '2025.11.25', '2026.1.26', '2026.7.4'],
+};
+const versionsMode = process.argv.includes('--versions');
+
 function findRepoRoot(start) {
   let dir = start;
   for (;;) {
@@ -75,8 +91,8 @@ function findRepoRoot(start) {
 }
 
 /** Reads a package's manifest from node_modules (exports maps may hide package.json from require). */
-function readPackage(packageName) {
-  let dir = repoRoot;
+function readPackage(packageName, from = repoRoot) {
+  let dir = from;
   for (;;) {
     const manifestPath = join(dir, 'node_modules', ...packageName.split('/'), 'package.json');
     if (existsSync(manifestPath)) {
@@ -89,8 +105,8 @@ function readPackage(packageName) {
 }
 
 /** The package's single bin entry, as a path to run with this Node. */
-function binEntry(packageName) {
-  const { dir, manifest } = readPackage(packageName);
+function binEntry(packageName, from) {
+  const { dir, manifest } = readPackage(packageName, from);
   const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {})[0];
   if (!bin) throw new Error(`${packageName} has no bin`);
   return { entry: join(dir, bin), spec: `${manifest.name}@${manifest.version}` };
@@ -121,8 +137,8 @@ function differences(raw, parsed, path = '') {
   return [`${path} (changed by the SDK)`];
 }
 
-async function record(config, scratch) {
-  const { entry, spec } = binEntry(config.packageName);
+async function record(config, scratch, installDir) {
+  const { entry, spec } = binEntry(config.packageName, installDir);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [entry, ...config.args(scratch)],
@@ -256,11 +272,25 @@ async function main() {
   // Strings that must never reach a committed fixture.
   const forbidden = [scratchDir, repoRoot, homedir()].filter((text) => text.length > 1);
 
+  const jobs = [];
+  for (const config of SERVERS) {
+    if (!versionsMode) jobs.push({ config, file: join(outDir, `${config.server}.json`) });
+    else for (const version of VERSIONS[config.server] ?? []) jobs.push({ config, version, file: join(outDir, 'versions', `${config.server}@${version}.json`) });
+  }
+  if (versionsMode) mkdirSync(join(outDir, 'versions'), { recursive: true });
+
   let failed = false;
   try {
-    for (const config of SERVERS) {
+    for (const { config, version, file } of jobs) {
+      let installDir;
       try {
-        const result = await record(config, scratch);
+        if (version !== undefined) {
+          installDir = join(scratchDir, `install-${config.server}-${version}`);
+          mkdirSync(installDir);
+          writeFileSync(join(installDir, 'package.json'), '{"private":true}\n');
+          execFileSync('npm', ['install', `${config.packageName}@${version}`, '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: installDir, stdio: ['ignore', 'ignore', 'inherit'] });
+        }
+        const result = await record(config, scratch, installDir);
         const fixture = {
           server: config.server,
           package: result.spec,
@@ -272,12 +302,11 @@ async function main() {
         if (leaked !== undefined) {
           throw new Error(`${config.server}: the listing contains a machine path; not written`);
         }
-        const file = join(outDir, `${config.server}.json`);
         writeFileSync(file, text);
         const info = result.serverInfo ? `${result.serverInfo.name} ${result.serverInfo.version}` : 'unknown';
         console.log(
           `${config.server}: ${result.tools.length} tools in ${result.pages} page(s), ` +
-            `${Buffer.byteLength(text)} bytes (server reports ${info}) -> test/fixtures/tool-lists/${config.server}.json`,
+            `${Buffer.byteLength(text)} bytes (server reports ${info}) -> ${file.slice(repoRoot.length + 1)}`,
         );
         for (const note of result.notes) console.log(`  note: ${note}`);
       } catch (error) {

@@ -88,11 +88,26 @@ const SCHEMA_CASES: SchemaCase[] = [
     summary: 'input schema: property "b" is no longer required (widening)',
   },
   {
-    name: 'optional property added',
+    // The recorded schemas accept undeclared properties: a call that passed "encoding" as a number
+    // was valid and is now rejected, so this is no certain widening (issue 12).
+    name: 'optional property added where undeclared properties are accepted may break',
     tool: 'read_file',
     mutate: (s) => (props(s).encoding = { type: 'string' }),
+    expected: [['property-added', 'may-break', '/properties/encoding']],
+    summary: 'input schema: optional property "encoding" added; a call that passed "encoding" as an undeclared property with another shape may now be rejected (may-break)',
+  },
+  {
+    name: 'optional property added where undeclared properties are not accepted',
+    tool: 'read_file',
+    mutate: (s) => Object.assign(s, { additionalProperties: false, properties: { ...props(s), encoding: { type: 'string' } } }),
     expected: [['property-added', 'widening', '/properties/encoding']],
     summary: 'input schema: optional property "encoding" added (widening)',
+  },
+  {
+    name: 'optional property added that accepts anything',
+    tool: 'read_file',
+    mutate: (s) => (props(s).encoding = { description: 'Any encoding' }),
+    expected: [['property-added', 'widening', '/properties/encoding']],
   },
   {
     name: 'property removed, undeclared properties still accepted',
@@ -163,7 +178,9 @@ const SCHEMA_CASES: SchemaCase[] = [
   { name: 'minItems raised', tool: 'read_multiple_files', mutate: (s) => (props(s).paths!.minItems = 2), expected: [['constraint-changed', 'breaking', '/properties/paths/minItems']] },
   { name: 'maxLength added', tool: 'echo', mutate: (s) => (props(s).message!.maxLength = 100), expected: [['constraint-changed', 'breaking', '/properties/message/maxLength']] },
   { name: 'pattern added', tool: 'write_file', mutate: (s) => (props(s).path!.pattern = '^/'), expected: [['constraint-changed', 'breaking', '/properties/path/pattern']] },
-  { name: 'format changed', tool: 'write_file', mutate: (s) => (props(s).path!.format = 'uri'), expected: [['constraint-changed', 'breaking', '/properties/path/format']] },
+  // Validators differ on whether "format" asserts (Ajv without ajv-formats does not): no certain break.
+  { name: 'format added may break', tool: 'write_file', mutate: (s) => (props(s).path!.format = 'uri'), expected: [['constraint-changed', 'may-break', '/properties/path/format']] },
+  { name: 'a string constraint on a number changes nothing', tool: 'get-sum', mutate: (s) => (props(s).a!.maxLength = 3), expected: [['constraint-changed', 'cosmetic', '/properties/a/maxLength']] },
   {
     name: 'nested: a type inside array items',
     tool: 'create_entities',
@@ -195,7 +212,38 @@ const SCHEMA_CASES: SchemaCase[] = [
     expected: [['type-changed', 'widening', '/properties/paths/items/type']],
   },
   { name: 'anyOf alternative added widens', tool: 'echo', mutate: (s) => (props(s).message = { anyOf: [{ type: 'string' }, { type: 'null' }, { type: 'number' }] }), expected: [['other-changed', 'widening', '/properties/message/anyOf']] },
-  { name: 'unanalysed keyword added is breaking', tool: 'echo', mutate: (s) => (props(s).message!.not = { const: '' }), expected: [['other-changed', 'breaking', '/properties/message/not']] },
+  {
+    name: 'a property wrapped into anyOf with a new alternative widens',
+    tool: 'echo',
+    mutate: (s) => (props(s).message = { anyOf: [{ type: 'string', description: 'Message to echo' }, { type: 'null' }] }),
+    expected: [['alternatives-added', 'widening', '/properties/message/anyOf']],
+    summary: 'input schema: "message" now also accepts 1 other alternative (anyOf) (widening)',
+  },
+  { name: 'a property wrapped into oneOf with an overlapping alternative may break', tool: 'echo', mutate: (s) => (props(s).message = { oneOf: [{ type: 'string' }, { type: 'string', maxLength: 3 }] }), expected: [['alternatives-added', 'may-break', '/properties/message/oneOf']] },
+  { name: 'an anyOf alternative dropped on unwrapping breaks', tool: 'echo', mutate: (s) => (props(s).message = { type: 'string' }), expected: [['alternatives-removed', 'breaking', '/properties/message/anyOf']] },
+  {
+    name: 'a property replaced by a $ref to an equal schema is cosmetic',
+    tool: 'echo',
+    mutate: (s) => {
+      s.$defs = { Message: props(s).message };
+      props(s).message = { $ref: '#/$defs/Message' };
+    },
+    expected: [['definition-changed', 'cosmetic', '']],
+    summary: 'input schema: definitions or "$ref"s were rewritten without a change to what the arguments accept (cosmetic)',
+  },
+  { name: 'an added unreferenced definition is cosmetic', tool: 'echo', mutate: (s) => (s.$defs = { Unused: { type: 'number' } }), expected: [['definition-changed', 'cosmetic', '/$defs/Unused']] },
+  { name: 'a changed unreferenced definition is cosmetic', tool: 'echo', mutate: (s) => (s.definitions = { Unused: { type: 'string' } }), expected: [['definition-changed', 'cosmetic', '/definitions/Unused']] },
+  {
+    name: 'a change inside a referenced definition is judged where it is used',
+    tool: 'echo',
+    mutate: (s) => {
+      s.$defs = { Message: { ...props(s).message, maxLength: 5 } };
+      props(s).message = { $ref: '#/$defs/Message' };
+    },
+    expected: [['constraint-changed', 'breaking', '/properties/message/maxLength']],
+  },
+  { name: 'unanalysed keyword added may break', tool: 'echo', mutate: (s) => (props(s).message!.not = { const: '' }), expected: [['other-changed', 'may-break', '/properties/message/not']] },
+  { name: 'a narrowing inside one anyOf alternative may break', tool: 'echo', mutate: (s) => (props(s).message = { anyOf: [{ type: 'string', maxLength: 2 }, { type: 'string' }] }), expected: [['constraint-changed', 'may-break', '/properties/message/anyOf/0/maxLength']] },
   {
     name: 'several changes: the summary leads with the most severe',
     tool: 'get-sum',
@@ -208,9 +256,9 @@ const SCHEMA_CASES: SchemaCase[] = [
     expected: [
       ['description-changed', 'cosmetic', '/properties/a/description'],
       ['required-added', 'breaking', '/properties/c'],
-      ['property-added', 'widening', '/properties/d'],
+      ['property-added', 'may-break', '/properties/d'],
     ],
-    summary: 'input schema: required property "c" added (breaking) and 2 more changes (1 widening, 1 cosmetic)',
+    summary: 'input schema: required property "c" added (breaking) and 2 more changes (1 may-break, 1 cosmetic)',
   },
 ];
 
@@ -218,6 +266,13 @@ const SCHEMA_CASES: SchemaCase[] = [
 const PINNED_MUTATIONS: Partial<Record<string, (schema: Schema) => void>> = {
   'type array narrowed [string, null] → string': (s) => (props(s).message!.type = ['string', 'null']),
   'anyOf alternative added widens': (s) => (props(s).message = { anyOf: [{ type: 'string' }, { type: 'null' }] }),
+  'optional property added where undeclared properties are not accepted': (s) => (s.additionalProperties = false),
+  'an anyOf alternative dropped on unwrapping breaks': (s) => (props(s).message = { anyOf: [{ type: 'string' }, { type: 'number' }] }),
+  'a change inside a referenced definition is judged where it is used': (s) => {
+    s.$defs = { Message: props(s).message };
+    props(s).message = { $ref: '#/$defs/Message' };
+  },
+  'a narrowing inside one anyOf alternative may break': (s) => (props(s).message = { anyOf: [{ type: 'string' }, { type: 'string' }] }),
 };
 
 describe('changes: each schema change is classified with its kind, impact and JSON Pointer', () => {
@@ -271,7 +326,7 @@ describe('changes: tool pins classify the kind of change', () => {
     props(live.inputSchema).depth = { type: 'number' };
     const report = classifyToolPinChange(pinnedContent(pinned), listed(live));
     assert.equal(report.kind, 'both');
-    assert.equal(report.summary, 'description and input schema: optional property "depth" added (widening)');
+    assert.equal(report.summary, 'description and input schema: optional property "depth" added; a call that passed "depth" as an undeclared property with another shape may now be rejected (may-break)');
   });
   test('name: the stored content belongs to another tool', () => {
     const pinned = recorded('read_file');
