@@ -233,7 +233,7 @@ describe('the GitHub Action entry script', () => {
 });
 
 describe('the pre-commit hook definition', () => {
-  // js-yaml is in node_modules (a dependency of the lint tooling); it has no types of its own.
+  // js-yaml (a devDependency) parses the hook file as pre-commit does; it has no types of its own.
   const yaml = require('js-yaml') as { load(text: string): unknown };
   const hooks = yaml.load(readFileSync(path.join(root, '.pre-commit-hooks.yaml'), 'utf8')) as Array<Record<string, unknown>>;
   const hook = hooks.find((entry) => entry.id === 'toolpin-check')!;
