@@ -26,7 +26,7 @@ import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
 import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
 import { TOOLPIN_VERSION } from '../runtime';
-import type { CliIo } from './io';
+import { type CliIo, readIfPresent } from './io';
 import { cliTrust } from './trust';
 
 /** The file names the CLI looks for, as said in messages. */
@@ -200,13 +200,7 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   }
 
   const env = args.env ?? process.env;
-  const readOptional = async (file: string): Promise<string | undefined> => {
-    try {
-      return await io.readFile(file);
-    } catch {
-      return undefined;
-    }
-  };
+  const readOptional = (file: string): Promise<string | undefined> => readIfPresent(io, file);
   // The registry is the workspace's, whatever part of it is checked: a blueprint checked alone
   // still names the servers its folder's connector files and modules declare (as in the editor).
   const connectors = documents.flatMap((document) => {

@@ -58,7 +58,7 @@ import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { fileKind, findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
 import { createCliInventory, findDocuments } from './checkCommand';
 import { cliTrust } from './trust';
-import type { CliIo } from './io';
+import { type CliIo, readIfPresent } from './io';
 
 export interface HistoryArgs {
   /** Log files, folders or globs (default: `**\/*.events.jsonl` under the workspace). */
@@ -210,13 +210,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
     const registry = await buildWorkspaceRegistry({
       workspaceFolder,
       connectors,
-      readFile: async (file) => {
-        try {
-          return await io.readFile(file);
-        } catch {
-          return undefined;
-        }
-      },
+      readFile: (file) => readIfPresent(io, file),
       variables: { env, userHome: os.homedir() },
     });
     const needed = new Map<string, ServerDefinition>();

@@ -14,6 +14,15 @@ export interface CliIo {
   readonly cwd: string;
 }
 
+/** Reads a file that may be absent or unreadable (mcp.json files, store entries): undefined then. */
+export async function readIfPresent(io: CliIo, file: string): Promise<string | undefined> {
+  try {
+    return await io.readFile(file);
+  } catch {
+    return undefined;
+  }
+}
+
 export const processIo: CliIo = {
   readFile: (path) => readFile(path, 'utf8'),
   readStdin: async () => {

@@ -34,7 +34,7 @@ import { containsKnownSecret } from '../mcp/credentials';
 import { verifyDocuments } from '../engine/verifyWorkspace';
 import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
 import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
-import type { CliIo } from './io';
+import { type CliIo, readIfPresent } from './io';
 
 export interface PinArgs extends Omit<CheckArgs, 'format'> {
   yes: boolean;
@@ -159,7 +159,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
       for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
     }
     const pinned = parseAnyPin(repin.pinned);
-    const stored = pinned ? await readOptional(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+    const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
     io.stdout(contentLines(repin, stored));
     io.stdout('\n');
   }
@@ -361,10 +361,3 @@ async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: rea
   }
 }
 
-async function readOptional(io: CliIo, file: string): Promise<string | undefined> {
-  try {
-    return await io.readFile(file);
-  } catch {
-    return undefined;
-  }
-}

@@ -17,7 +17,7 @@ import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { canonicalFolder, TrustStore, trustFilePath } from '../io/trustStore';
 import { checkWorkspaceFolder, findDocuments } from './checkCommand';
 import { neutralize as neutralizeForTerminal } from './pinCommand';
-import type { CliIo } from './io';
+import { type CliIo, readIfPresent } from './io';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -38,13 +38,7 @@ export async function folderRegistry(io: CliIo, folder: string, env: Env): Promi
   return buildWorkspaceRegistry({
     workspaceFolder: folder,
     connectors,
-    readFile: async (file) => {
-      try {
-        return await io.readFile(file);
-      } catch {
-        return undefined;
-      }
-    },
+    readFile: (file) => readIfPresent(io, file),
     variables: { env, userHome: os.homedir() },
   });
 }
