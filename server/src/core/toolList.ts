@@ -1,8 +1,14 @@
 /**
  * Reading MCP tools from JSON given by a user (the `toolpin hash` input): one tool object, an
- * array of tools, or a `tools/list` result `{"tools": [...]}`. Each tool is checked enough to be
- * hashed; bad entries are reported by index, never thrown.
+ * array of tools, or a `tools/list` result `{"tools": [...]}`. Bad entries are reported by index,
+ * never thrown.
+ *
+ * Contract: a tool is read by the same reader live verification uses (`readListedTool` in
+ * listing.ts), so `toolpin hash` pins exactly the tools verification can pin and refuses, with
+ * the same reason, those it calls unpinnable (a tool in an older shape, `input_schema`). `hash` is
+ * how Toolpin's hashing is checked from outside: the two must never disagree.
  */
+import { readListedTool } from './listing';
 import type { PinnableTool } from './pins';
 
 export interface ToolReadProblem {
@@ -59,10 +65,19 @@ export function readTools(value: unknown): ToolReadResult {
       problems.push({ path: `${path}/inputSchema`, message: `the inputSchema of "${candidate.name}" must be an object` });
       return;
     }
+    const listed = readListedTool(candidate);
+    if (typeof listed === 'string') {
+      problems.push({ path, message: `not a tool: ${listed}` });
+      return;
+    }
+    if (listed.unpinnable !== undefined) {
+      problems.push({ path, message: `"${listed.name}" cannot be pinned: ${listed.unpinnable}` });
+      return;
+    }
     tools.push({
-      name: candidate.name,
-      ...(candidate.description !== undefined ? { description: candidate.description } : {}),
-      ...(candidate.inputSchema !== undefined ? { inputSchema: candidate.inputSchema } : {}),
+      name: listed.name,
+      ...(listed.description !== undefined ? { description: listed.description } : {}),
+      ...(listed.inputSchema !== undefined ? { inputSchema: listed.inputSchema } : {}),
     });
   });
   return { tools, problems };
