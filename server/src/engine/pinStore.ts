@@ -45,19 +45,28 @@ export class PinStoreReader {
   /** Loads the entries of `pins` under `folder` and returns a synchronous lookup for verification. */
   async lookup(folder: string, pins: readonly ParsedPin[]): Promise<(pin: ParsedPin) => string | undefined> {
     const wanted = [...new Set(pins.map((pin) => PinStoreReader.key(folder, pin)))].filter((file) => !this.found.has(file));
+    await this.readPresent(folder, wanted, this.found);
+    return (pin) => this.found.get(PinStoreReader.key(folder, pin));
+  }
+
+  /**
+   * Reads the `files` of `folder`'s store into `into`: one listing of the store folder (when the
+   * file system can list) saves a failed read per missing entry, which is the common case.
+   */
+  private async readPresent(folder: string, files: readonly string[], into: Map<string, string>): Promise<void> {
+    if (files.length === 0) return;
     let present: Set<string> | undefined;
-    if (this.listFolder && wanted.length > 0) {
+    if (this.listFolder) {
       const names = await this.listFolder(path.join(folder, '.toolpin', 'store'));
       present = new Set((names ?? []).map((name) => path.join(folder, '.toolpin', 'store', name)));
     }
     await Promise.all(
-      wanted.map(async (file) => {
+      files.map(async (file) => {
         if (present && !present.has(file)) return;
         const text = await this.readFile(file);
-        if (text !== undefined) this.found.set(file, text);
+        if (text !== undefined) into.set(file, text);
       }),
     );
-    return (pin) => this.found.get(PinStoreReader.key(folder, pin));
   }
 
   /**
@@ -69,19 +78,7 @@ export class PinStoreReader {
     const key = (pin: ParsedPin, tool: string): string => path.join(folder, ...fullDefinitionPath(pin.algorithm, pin.hex, tool).split('/'));
     const wanted = [...new Set(pins.map((entry) => key(entry.pin, entry.tool)))];
     const found = new Map<string, string>();
-    if (wanted.length === 0) return () => undefined;
-    let present: Set<string> | undefined;
-    if (this.listFolder) {
-      const names = await this.listFolder(path.join(folder, '.toolpin', 'store'));
-      present = new Set((names ?? []).map((name) => path.join(folder, '.toolpin', 'store', name)));
-    }
-    await Promise.all(
-      wanted.map(async (file) => {
-        if (present && !present.has(file)) return;
-        const text = await this.readFile(file);
-        if (text !== undefined) found.set(file, text);
-      }),
-    );
+    await this.readPresent(folder, wanted, found);
     return (pin, tool) => found.get(key(pin, tool));
   }
 }
