@@ -5,7 +5,7 @@
  * Tool names, server names, descriptions, schemas and the messages that quote them come from
  * servers (or from the files under review) and are untrusted. Every such piece is shown only in
  * a code span or in a fenced code block whose fence is longer than any backtick run inside
- * (util/markdown.ts), so it cannot close the block, start a heading, or inject a link, an image
+ * (core/markdown.ts), so it cannot close the block, start a heading, or inject a link, an image
  * or HTML, and GitHub's autolinking does not reach inside code. The only markup outside code is
  * this file's own words. Control and bidirectional characters are shown as `\u{…}` escapes.
  */
@@ -15,7 +15,7 @@ import { isParsedPin, type ParsedPin, parsePin } from './pins';
 import type { CheckReport, ReportFileInput } from './report';
 import { LineIndex } from './lineIndex';
 import { terminalSafe } from './terminalText';
-import { codeBlock, inlineCode } from '../util/markdown';
+import { codeBlock, inlineCode } from './markdown';
 
 /** GitHub refuses a job summary over 1 MiB; the report stops well before, and says so. */
 export const MARKDOWN_LIMIT = 900_000;

@@ -4,7 +4,7 @@
  * and — when the pin store has the pinned content — what changed and the pinned → live diff.
  *
  * Tool names, descriptions and schemas come from servers and are untrusted: they are shown only in
- * code spans and fenced blocks (util/markdown.ts), never as markdown or command links.
+ * code spans and fenced blocks (core/markdown.ts), never as markdown or command links.
  */
 import type { PolicedVerdict } from '../core/policy';
 import { type Connection, type Hover, MarkupKind, type TextDocuments } from 'vscode-languageserver';
@@ -18,7 +18,7 @@ import { describeAge, type PinVerdict } from '../core/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { redactKnownSecrets } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
-import { codeBlock, inlineCode } from '../util/markdown';
+import { codeBlock, inlineCode } from '../core/markdown';
 import { spanToRange } from '../util/toLsp';
 import { uriToPath } from '../util/uris';
 
