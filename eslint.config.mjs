@@ -1,6 +1,6 @@
 // Lint rules that hold the architecture, not only the style:
 // - server/src/core is pure: no editor, no LSP, no MCP SDK, no file system, network or processes.
-//   The one exception is node:crypto in core/sha256.ts (a pure hash function).
+//   The one exception is node:crypto in core/pins/sha256.ts (a pure hash function).
 // - Only server/src/mcp may import the MCP SDK.
 // - The client imports nothing from the server but the typed protocol file.
 import js from '@eslint/js';
@@ -33,7 +33,7 @@ export default tseslint.config(
   },
   {
     files: ['server/src/core/**/*.ts'],
-    ignores: ['server/src/core/sha256.ts'],
+    ignores: ['server/src/core/pins/sha256.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [...IO_MODULES, 'node:crypto', 'crypto'].map((name) => ({ name, message: 'The core is pure: no I/O. Inject what you need.' })),
@@ -46,7 +46,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['server/src/core/sha256.ts'],
+    files: ['server/src/core/pins/sha256.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: IO_MODULES, patterns: [{ group: ['vscode', 'vscode-*'] }, mcpSdk] }],
     },

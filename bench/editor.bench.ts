@@ -39,7 +39,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getLanguageService, type LanguageService } from 'vscode-json-languageservice';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { schemaPin } from '../server/src/core/pins';
+import { schemaPin } from '../server/src/core/pins/pins';
 import { startTestServer, type TestServer } from '../test/support/lspClient';
 import { findRepoRoot, median, option, packageVersion, stats } from './support/benchSupport';
 
@@ -281,10 +281,10 @@ function areaOf(frame: ProfileNode['callFrame']): string {
   if (frame.url === 'node:path') return 'pin store lookup (engine/pinStore)'; // path.join of every pin's store path
   if (!frame.url.endsWith('commands.js')) return `node internals (${frame.url.split('/').slice(-1)[0] || 'native'})`;
   if (/^(scan|parse|visit|onValue|onObject|onArray|onSeparator|onLiteral|onComment|onError|getNodeValue|parseTree|ensurePropertyComplete|scanNext|scanString|scanHexDigits|scanNumber|skipToToken|scanNextNonTrivia|handleError|getToken)/.test(name)) return 'JSONC parse (jsonc-parser)';
-  if (/^(collectDuplicateKeys|objectProperties|getProperty|stringField|spanOf|parseJsonDocument)$/.test(name)) return 'document tree helpers (core/jsonDocument)';
-  if (/checkShape|readStep|analyzeBlueprint|checkBlueprint|checkUnique|checkChannels|checkSchemaPins|checkArgumentSecrets|checkLoggedValue|keyWords|isCredentialKey|stepLabel|problem$/.test(name)) return 'blueprint analysis (core/blueprint, shape, secrets)';
+  if (/^(collectDuplicateKeys|objectProperties|getProperty|stringField|spanOf|parseJsonDocument)$/.test(name)) return 'document tree helpers (core/json/jsonDocument)';
+  if (/checkShape|readStep|analyzeBlueprint|checkBlueprint|checkUnique|checkChannels|checkSchemaPins|checkArgumentSecrets|checkLoggedValue|keyWords|isCredentialKey|stepLabel|problem$/.test(name)) return 'blueprint analysis (core/documents/blueprint, shape, secrets)';
   if (/^(lookup|key|pinsOf)$/.test(name)) return 'pin store lookup (engine/pinStore)';
-  if (/verify|lookUp|liveSchemaPin|sameDigest|describeChange|checkStepArguments|readArguments|^read$|validator|Validators|validate|canonical|serialize|write$|fnv1a64|schemaPin/i.test(name)) return 'verification, argument checks and pins (core/verify, arguments, canonicalJson)';
+  if (/verify|lookUp|liveSchemaPin|sameDigest|describeChange|checkStepArguments|readArguments|^read$|validator|Validators|validate|canonical|serialize|write$|fnv1a64|schemaPin/i.test(name)) return 'verification, argument checks and pins (core/verify/verify, arguments, canonicalJson)';
   if (/positionAt|offsetAt|getLineOffsets|computeLineOffsets|problemToDiagnostic|spanToRange|toLsp/.test(name)) return 'offsets → LSP ranges (TextDocument, util/toLsp)';
   if (/stringify|JSON|write|Writer|encode|toString|Buffer|send|Message|handleMessage|readMessage|onData|Content/i.test(name)) return 'JSON-RPC messages (vscode-jsonrpc: parse, stringify, write)';
   if (/update|applyEdits|mergeSort|TextDocument|getText/.test(name)) return 'document sync (TextDocument.update)';

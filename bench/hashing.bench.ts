@@ -27,9 +27,9 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { canonicalize as jsonCanonicalize } from 'json-canonicalize';
-import { canonicalJson } from '../server/src/core/canonicalJson';
-import { fnv1a64Hex, fnv1a64HexOfBytes } from '../server/src/core/fnv1a64';
-import { schemaPin, toolPin, toolPinContent, type PinnableTool } from '../server/src/core/pins';
+import { canonicalJson } from '../server/src/core/pins/canonicalJson';
+import { fnv1a64Hex, fnv1a64HexOfBytes } from '../server/src/core/pins/fnv1a64';
+import { schemaPin, toolPin, toolPinContent, type PinnableTool } from '../server/src/core/pins/pins';
 import { fnv1a64ReferenceHex } from '../test/support/fnv1a64Reference';
 import { type Stats, findRepoRoot, option, packageVersion, stats } from './support/benchSupport';
 

@@ -33,8 +33,8 @@ import { appendFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fnv1a64Hex } from '../server/src/core/fnv1a64';
-import { HistoryModel } from '../server/src/core/history';
+import { fnv1a64Hex } from '../server/src/core/pins/fnv1a64';
+import { HistoryModel } from '../server/src/core/history/history';
 import { LogReader } from '../server/src/history/logReader';
 import { findRepoRoot, median, option, stats } from './support/benchSupport';
 

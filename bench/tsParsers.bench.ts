@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { build, transformSync } from 'esbuild';
-import { analyzeSource } from '../server/src/core/source/analyzeSource';
+import { analyzeSource } from '../server/src/core/documents/source/analyzeSource';
 
 const root = join(__dirname, '..', '..');
 const args = new Map(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=') as [string, string]));

@@ -4,7 +4,7 @@
  * without pulling server code. Each message says who sends it.
  */
 import { NotificationType, RequestType, RequestType0, type WorkspaceEdit } from 'vscode-languageserver-protocol';
-import type { HistoryExecutionReport, HistoryHashReport, HistoryReport, HistoryToolReport } from './core/history';
+import type { HistoryExecutionReport, HistoryHashReport, HistoryReport, HistoryToolReport } from './core/history/history';
 
 /** The dispatch-history report shapes, re-exported so clients import only this file. */
 export type { HistoryExecutionReport, HistoryHashReport, HistoryReport, HistoryToolReport };

@@ -20,7 +20,7 @@ import { chainCredentials, type CredentialResolver, environmentCredentials, Reda
 import { Inventory } from './mcp/inventory';
 import { TrustStore, trustFilePath } from './io/trustStore';
 import { decideTrust, type FolderTrust, type TrustVerdict } from './core/trust';
-import type { ServerDefinition } from './core/registry';
+import type { ServerDefinition } from './core/verify/registry';
 import {
   ClearCacheRequest,
   DEFAULT_SETTINGS,

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { type HistoryArgs, historyCommand } from '../../server/src/cli/historyCommand';
 import type { CliIo } from '../../server/src/cli/io';
-import type { HistoryReport } from '../../server/src/core/history';
+import type { HistoryReport } from '../../server/src/core/history/history';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');

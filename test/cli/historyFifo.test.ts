@@ -9,7 +9,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { HistoryModel } from '../../server/src/core/history';
+import { HistoryModel } from '../../server/src/core/history/history';
 import { LogSet } from '../../server/src/history/logReader';
 import { within } from '../support/waiting';
 

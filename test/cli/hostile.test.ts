@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { toolPin } from '../../server/src/core/pins';
+import { toolPin } from '../../server/src/core/pins/pins';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');

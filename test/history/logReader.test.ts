@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { HistoryModel } from '../../server/src/core/history';
+import { HistoryModel } from '../../server/src/core/history/history';
 import { findLogFiles, globToRegExp, LogReader, LogSet, splitGlob } from '../../server/src/history/logReader';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolpin-history-test-'));

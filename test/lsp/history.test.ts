@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { HistoryReport } from '../../server/src/core/history';
+import type { HistoryReport } from '../../server/src/core/history/history';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 
 const fixtureServer = path.join(repoRoot(), 'test', 'fixtures', 'servers', 'fixture-server.mjs');

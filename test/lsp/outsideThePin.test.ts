@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type CodeAction, CodeActionRequest, type CreateFile, type TextDocumentEdit } from 'vscode-languageserver-protocol';
-import { fullDefinitionContent } from '../../server/src/core/fullDefinition';
+import { fullDefinitionContent } from '../../server/src/core/verify/fullDefinition';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 
 const root = repoRoot();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CodeAction, Diagnostic, TextDocumentEdit, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
-import { schemaPin, toolPin } from '../../server/src/core/pins';
+import { schemaPin, toolPin } from '../../server/src/core/pins/pins';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 
 const root = repoRoot();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
-import { readMcpJsonServers } from '../../server/src/core/registry';
+import { readMcpJsonServers } from '../../server/src/core/verify/registry';
 import { serverAction } from '../../server/src/core/trust';
 import { TrustStore, trustFilePath } from '../../server/src/io/trustStore';
 import { repoRoot, startTestServer } from '../support/lspClient';

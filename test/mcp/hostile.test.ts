@@ -8,8 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 
-import type { ServerDefinition } from '../../server/src/core/registry';
-import type { ServerListing } from '../../server/src/core/verify';
+import type { ServerDefinition } from '../../server/src/core/verify/registry';
+import type { ServerListing } from '../../server/src/core/verify/verify';
 import { environmentCredentials, Redactor } from '../../server/src/mcp/credentials';
 import { Inventory } from '../../server/src/mcp/inventory';
 

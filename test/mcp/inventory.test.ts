@@ -17,12 +17,12 @@ import * as path from 'node:path';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { after, describe, test } from 'node:test';
 
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
-import { analyzeConnector, type AuthModel } from '../../server/src/core/connector';
-import type { CollectedListing } from '../../server/src/core/listing';
-import { schemaPin, toolPin } from '../../server/src/core/pins';
-import { connectorServers, type ServerDefinition, ServerRegistry } from '../../server/src/core/registry';
-import { type ServerListing, type UnavailableReason, type VerificationResult, verifyBlueprint, verifyConnector } from '../../server/src/core/verify';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
+import { analyzeConnector, type AuthModel } from '../../server/src/core/documents/connector';
+import type { CollectedListing } from '../../server/src/core/verify/listing';
+import { schemaPin, toolPin } from '../../server/src/core/pins/pins';
+import { connectorServers, type ServerDefinition, ServerRegistry } from '../../server/src/core/verify/registry';
+import { type ServerListing, type UnavailableReason, type VerificationResult, verifyBlueprint, verifyConnector } from '../../server/src/core/verify/verify';
 import { environmentCredentials, Redactor } from '../../server/src/mcp/credentials';
 import { Inventory, type InventoryOptions } from '../../server/src/mcp/inventory';
 import { McpSession } from '../../server/src/mcp/session';

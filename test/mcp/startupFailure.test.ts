@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 
-import type { ServerDefinition } from '../../server/src/core/registry';
+import type { ServerDefinition } from '../../server/src/core/verify/registry';
 import { environmentCredentials, Redactor } from '../../server/src/mcp/credentials';
 import { summarizeStderr } from '../../server/src/mcp/processTransport';
 import { McpSession, SessionError } from '../../server/src/mcp/session';

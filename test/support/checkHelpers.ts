@@ -2,7 +2,7 @@
  * Helpers for data-driven check tests: run the analysis of one document and describe each problem
  * by its code and the exact text its span covers, so a test states both what and where.
  */
-import { analyzeDocument, type DocumentKind } from '../../server/src/core/documents';
+import { analyzeDocument, type DocumentKind } from '../../server/src/core/documents/documents';
 
 export interface SeenProblem {
   code: string;

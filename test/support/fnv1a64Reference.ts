@@ -3,7 +3,7 @@
  *
  * This is deliberately slow and plain so that it can be checked by eye against the definition
  * (docs/formats.md §2): start from the offset basis; for each byte, XOR the byte into the hash, then
- * multiply by the prime, modulo 2^64. The product code (server/src/core/fnv1a64.ts) must agree with
+ * multiply by the prime, modulo 2^64. The product code (server/src/core/pins/fnv1a64.ts) must agree with
  * it on every input; it must never be imported by product code.
  */
 

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import Ajv from 'ajv';
 import fc from 'fast-check';
-import { ArgumentValidators, checkStepArguments, chooseDialect, isWholeTemplate, readArguments } from '../../server/src/core/arguments';
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
-import { parseJsonDocument } from '../../server/src/core/jsonDocument';
+import { ArgumentValidators, checkStepArguments, chooseDialect, isWholeTemplate, readArguments } from '../../server/src/core/verify/arguments';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
+import { parseJsonDocument } from '../../server/src/core/json/jsonDocument';
 import type { Problem } from '../../server/src/core/problems';
 import { blueprintText } from '../support/checkHelpers';
 

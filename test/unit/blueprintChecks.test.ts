@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
 import { blueprintText, messagesOf, PINNED_STEP, problemsOf, type SeenProblem } from '../support/checkHelpers';
 
 describe('blueprint checks: a valid file has no problem', () => {

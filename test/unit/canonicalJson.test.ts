@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import canonicalizeFromNpm from 'canonicalize';
-import { CanonicalJsonError, type CanonicalJsonErrorKind, canonicalJson, carefulCanonicalJson } from '../../server/src/core/canonicalJson';
+import { CanonicalJsonError, type CanonicalJsonErrorKind, canonicalJson, carefulCanonicalJson } from '../../server/src/core/pins/canonicalJson';
 
 describe('canonicalJson: RFC 8785 behaviour', () => {
   const cases: Array<[string, unknown, string]> = [

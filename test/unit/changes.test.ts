@@ -19,9 +19,9 @@ import {
   readStoreEntry,
   type SchemaChangeKind,
   storeEntryName,
-} from '../../server/src/core/changes';
-import { readListedTool, type ListedTool } from '../../server/src/core/listing';
-import { isParsedPin, parsePin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins';
+} from '../../server/src/core/review/changes';
+import { readListedTool, type ListedTool } from '../../server/src/core/verify/listing';
+import { isParsedPin, parsePin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins/pins';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { canonicalJson } from '../../server/src/core/canonicalJson';
-import { diffInputSchemas, worstImpact, type ChangeImpact } from '../../server/src/core/changes';
+import { canonicalJson } from '../../server/src/core/pins/canonicalJson';
+import { diffInputSchemas, worstImpact, type ChangeImpact } from '../../server/src/core/review/changes';
 import { candidates, check } from './impactOracle';
 
 const root = path.resolve(__dirname, '..', '..', '..');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyzeConnector } from '../../server/src/core/connector';
+import { analyzeConnector } from '../../server/src/core/documents/connector';
 import { messagesOf, problemsOf, type SeenProblem } from '../support/checkHelpers';
 
 const PIN_A = 'sha256:' + 'a'.repeat(64);

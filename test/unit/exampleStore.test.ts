@@ -9,11 +9,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { analyzeDocument, documentKindOf } from '../../server/src/core/documents';
-import { storePathOf } from '../../server/src/core/fixes';
-import { fnv1a64Hex } from '../../server/src/core/fnv1a64';
-import { sha256Hex } from '../../server/src/core/sha256';
-import { mayHoldPins } from '../../server/src/core/source/sourceReader';
+import { analyzeDocument, documentKindOf } from '../../server/src/core/documents/documents';
+import { storePathOf } from '../../server/src/core/documents/fixes';
+import { fnv1a64Hex } from '../../server/src/core/pins/fnv1a64';
+import { sha256Hex } from '../../server/src/core/pins/sha256';
+import { mayHoldPins } from '../../server/src/core/documents/source/sourceReader';
 import { pinsOf } from '../../server/src/engine/pinStore';
 
 const root = path.resolve(__dirname, '..', '..', '..');

@@ -8,16 +8,16 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
-import { analyzeConnector, type ConnectorInstanceModel } from '../../server/src/core/connector';
-import { addIncludeEntryEdits, applyTextEdits, lowercasedPin, lowercasePinEdit, removeIncludeEntryEdits, removeSnapshotEntryEdits, replaceStringEdit } from '../../server/src/core/fixes';
-import type { CollectedListing, ListedTool } from '../../server/src/core/listing';
-import { isUnknownServerData, isUnservedIncludeData } from '../../server/src/core/payloads';
-import { readListedTool } from '../../server/src/core/listing';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
+import { analyzeConnector, type ConnectorInstanceModel } from '../../server/src/core/documents/connector';
+import { addIncludeEntryEdits, applyTextEdits, lowercasedPin, lowercasePinEdit, removeIncludeEntryEdits, removeSnapshotEntryEdits, replaceStringEdit } from '../../server/src/core/documents/fixes';
+import type { CollectedListing, ListedTool } from '../../server/src/core/verify/listing';
+import { isUnknownServerData, isUnservedIncludeData } from '../../server/src/core/verify/payloads';
+import { readListedTool } from '../../server/src/core/verify/listing';
 import type { Problem } from '../../server/src/core/problems';
-import { connectorServers, type ServerDefinition, ServerRegistry } from '../../server/src/core/registry';
-import { closestName, typoLimit } from '../../server/src/core/suggest';
-import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector } from '../../server/src/core/verify';
+import { connectorServers, type ServerDefinition, ServerRegistry } from '../../server/src/core/verify/registry';
+import { closestName, typoLimit } from '../../server/src/core/verify/suggest';
+import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector } from '../../server/src/core/verify/verify';
 
 const SCHEMA_HEX = '8465e642a9b1c0d3';
 const TOOL_HEX = 'e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';

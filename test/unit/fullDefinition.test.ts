@@ -1,17 +1,17 @@
 /**
- * Changes beyond the pinned fields (core/fullDefinition.ts): the full-definition store entry, its
+ * Changes beyond the pinned fields (core/verify/fullDefinition.ts): the full-definition store entry, its
  * reading (old or foreign entries report nothing), each annotation flip and metadata change, and
  * TP408/TP409 from a real verification of verified and drifted pins.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyzeConnector } from '../../server/src/core/connector';
-import { storeEntries } from '../../server/src/core/fixes';
-import { changesOutsideThePin, fullDefinitionContent, fullDefinitionPath, isOutsideThePinData, readFullDefinition } from '../../server/src/core/fullDefinition';
-import { type ListedTool, readListedTool } from '../../server/src/core/listing';
-import { toolPin } from '../../server/src/core/pins';
-import { connectorServers, ServerRegistry } from '../../server/src/core/registry';
-import { verifyConnector } from '../../server/src/core/verify';
+import { analyzeConnector } from '../../server/src/core/documents/connector';
+import { storeEntries } from '../../server/src/core/documents/fixes';
+import { changesOutsideThePin, fullDefinitionContent, fullDefinitionPath, isOutsideThePinData, readFullDefinition } from '../../server/src/core/verify/fullDefinition';
+import { type ListedTool, readListedTool } from '../../server/src/core/verify/listing';
+import { toolPin } from '../../server/src/core/pins/pins';
+import { connectorServers, ServerRegistry } from '../../server/src/core/verify/registry';
+import { verifyConnector } from '../../server/src/core/verify/verify';
 
 const BASE = { name: 'add_numbers', description: 'Add two numbers.', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } };
 const PIN = toolPin(BASE);

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { canonicalJson } from '../../server/src/core/canonicalJson';
-import { fnv1a64Hex, fnv1a64HexOfBytes } from '../../server/src/core/fnv1a64';
-import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins';
+import { canonicalJson } from '../../server/src/core/pins/canonicalJson';
+import { fnv1a64Hex, fnv1a64HexOfBytes } from '../../server/src/core/pins/fnv1a64';
+import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins/pins';
 import { fnv1a64ReferenceHex } from '../support/fnv1a64Reference';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);

@@ -1,11 +1,11 @@
 /**
- * The dispatch-history read model (server/src/core/history.ts): line parsing with positioned
+ * The dispatch-history read model (server/src/core/history/history.ts): line parsing with positioned
  * problems, folding, K-bounded recent executions with exact counts, hash status (pinned, live,
  * stale, unknown), the stale query, "ran after drift", and the stable JSON shape of the report.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
 import {
   type Execution,
   forEachLine,
@@ -24,8 +24,8 @@ import {
   schemaPinsOf,
   selectHistory,
   utf8Length,
-} from '../../server/src/core/history';
-import type { CollectedListing } from '../../server/src/core/listing';
+} from '../../server/src/core/history/history';
+import type { CollectedListing } from '../../server/src/core/verify/listing';
 
 const LIVE = 'fnv1a64:3712870629e19d1d';
 const PINNED = 'fnv1a64:5c1f0e9b7a3d2e41';

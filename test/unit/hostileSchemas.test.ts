@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ArgumentValidators, checkStepArguments } from '../../server/src/core/arguments';
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
+import { ArgumentValidators, checkStepArguments } from '../../server/src/core/verify/arguments';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
 import { blueprintText } from '../support/checkHelpers';
 
 function stepText(args: string): string {

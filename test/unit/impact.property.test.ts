@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { diffInputSchemas, worstImpact, type ChangeImpact } from '../../server/src/core/changes';
+import { diffInputSchemas, worstImpact, type ChangeImpact } from '../../server/src/core/review/changes';
 import { candidates, check, compile } from './impactOracle';
 
 type Schema = Record<string, unknown>;

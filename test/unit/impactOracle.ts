@@ -1,5 +1,5 @@
 /**
- * An independent referee for the impact words of server/src/core/changes.ts: Ajv validates
+ * An independent referee for the impact words of server/src/core/review/changes.ts: Ajv validates
  * argument objects generated from both schemas, and each word is checked for what it claims.
  * - `widening`: every generated value the old schema accepts, the new one accepts;
  * - `cosmetic`: old and new accept exactly the same generated values;
@@ -10,7 +10,7 @@
  * ordinary values, so a witness for a break is found by construction when there is a simple one.
  */
 import Ajv, { type ValidateFunction } from 'ajv';
-import type { ChangeImpact } from '../../server/src/core/changes';
+import type { ChangeImpact } from '../../server/src/core/review/changes';
 
 type Schema = Record<string, unknown>;
 

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readListedTool } from '../../server/src/core/listing';
-import { schemaPin, toolPin } from '../../server/src/core/pins';
-import { readTools } from '../../server/src/core/toolList';
+import { readListedTool } from '../../server/src/core/verify/listing';
+import { schemaPin, toolPin } from '../../server/src/core/pins/pins';
+import { readTools } from '../../server/src/core/verify/toolList';
 
 const SHAPES: unknown[] = [
   { name: 'plain', description: 'A tool.', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } },

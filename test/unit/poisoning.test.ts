@@ -1,5 +1,5 @@
 /**
- * Cues of tool poisoning (core/poisoning.ts): one case per cue kind, each found in a rewritten
+ * Cues of tool poisoning (core/verify/poisoning.ts): one case per cue kind, each found in a rewritten
  * description and not when the pinned text already had it; the real tool lists of three npm
  * servers carry no strong cue, so an honest server is not called a poisoner.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { addedPoisoningCues, modelReadableStrings, poisoningCues, type PoisoningCueKind } from '../../server/src/core/poisoning';
+import { addedPoisoningCues, modelReadableStrings, poisoningCues, type PoisoningCueKind } from '../../server/src/core/verify/poisoning';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 

@@ -1,17 +1,17 @@
 /**
- * The policy's pure core (core/policy.ts): reading `.toolpin/policy.jsonc` with positioned
+ * The policy's pure core (core/verify/policy.ts): reading `.toolpin/policy.jsonc` with positioned
  * problems, and applying severity overrides and dated ignores to live-verification findings,
  * with "now" injected. Verification itself runs for real (verifyConnector on a drifted pin), so
  * the findings are the ones the CLI and the editor get.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyzeConnector } from '../../server/src/core/connector';
-import { readListedTool, type ListedTool } from '../../server/src/core/listing';
-import { applyPolicy, applyPolicyToVerification, isCalendarDate, parsePolicy, type Policy, type PolicedProblem, type PolicedVerdict } from '../../server/src/core/policy';
+import { analyzeConnector } from '../../server/src/core/documents/connector';
+import { readListedTool, type ListedTool } from '../../server/src/core/verify/listing';
+import { applyPolicy, applyPolicyToVerification, isCalendarDate, parsePolicy, type Policy, type PolicedProblem, type PolicedVerdict } from '../../server/src/core/verify/policy';
 import { type Problem, problem } from '../../server/src/core/problems';
-import { connectorServers, ServerRegistry } from '../../server/src/core/registry';
-import { verifyConnector } from '../../server/src/core/verify';
+import { connectorServers, ServerRegistry } from '../../server/src/core/verify/registry';
+import { verifyConnector } from '../../server/src/core/verify/verify';
 
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0); // 2026-12-01
 

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyzeDocument } from '../../server/src/core/documents';
+import { analyzeDocument } from '../../server/src/core/documents/documents';
 import { capProblems, MAX_PROBLEMS_PER_FILE, problem } from '../../server/src/core/problems';
-import { terminalSafe } from '../../server/src/core/terminalText';
+import { terminalSafe } from '../../server/src/core/report/terminalText';
 
 /** About 3.6 MB of blueprint whose steps array is mostly stray characters: ~900,000 syntax errors. */
 function brokenBlueprint(): string {

@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
-import { analyzeConnector } from '../../server/src/core/connector';
-import { applyTextEdits, replacePinEdit, replaceStringEdit } from '../../server/src/core/fixes';
-import { readListedTool, type ListedTool } from '../../server/src/core/listing';
-import { renameOf } from '../../server/src/core/payloads';
-import { isParsedPin, parsePin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins';
-import { connectorServers, type ServerDefinition, ServerRegistry } from '../../server/src/core/registry';
-import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector } from '../../server/src/core/verify';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
+import { analyzeConnector } from '../../server/src/core/documents/connector';
+import { applyTextEdits, replacePinEdit, replaceStringEdit } from '../../server/src/core/documents/fixes';
+import { readListedTool, type ListedTool } from '../../server/src/core/verify/listing';
+import { renameOf } from '../../server/src/core/verify/payloads';
+import { isParsedPin, parsePin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins/pins';
+import { connectorServers, type ServerDefinition, ServerRegistry } from '../../server/src/core/verify/registry';
+import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector } from '../../server/src/core/verify/verify';
 
 const WORKSPACE = path.resolve('/workspace');
 const SCHEMA = { type: 'object', properties: { path: { type: 'string', description: 'The file to read' } }, required: ['path'] };

@@ -1,5 +1,5 @@
 /**
- * Property tests for the fixes of core/fixes.ts on random, valid JSONC documents.
+ * Property tests for the fixes of core/documents/fixes.ts on random, valid JSONC documents.
  *
  * The generator writes blueprint and connector files the way people do: comments (`//` and
  * `/* *\/`) between any two tokens, odd spacing, LF and CRLF, tabs or spaces, trailing commas,
@@ -26,15 +26,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { createScanner, SyntaxKind } from 'jsonc-parser';
-import { analyzeBlueprint } from '../../server/src/core/blueprint';
-import { analyzeConnector, type ConnectorInstanceModel, type ConnectorModel } from '../../server/src/core/connector';
-import { analyzeDocument, type DocumentAnalysis, type DocumentKind } from '../../server/src/core/documents';
-import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, setSnapshotEntryEdits } from '../../server/src/core/fixes';
-import type { CollectedListing, ListedTool } from '../../server/src/core/listing';
-import { formatPin, isParsedPin, type ParsedPin, parsePin, type PinAlgorithm, type PinStyle } from '../../server/src/core/pins';
+import { analyzeBlueprint } from '../../server/src/core/documents/blueprint';
+import { analyzeConnector, type ConnectorInstanceModel, type ConnectorModel } from '../../server/src/core/documents/connector';
+import { analyzeDocument, type DocumentAnalysis, type DocumentKind } from '../../server/src/core/documents/documents';
+import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, setSnapshotEntryEdits } from '../../server/src/core/documents/fixes';
+import type { CollectedListing, ListedTool } from '../../server/src/core/verify/listing';
+import { formatPin, isParsedPin, type ParsedPin, parsePin, type PinAlgorithm, type PinStyle } from '../../server/src/core/pins/pins';
 import type { Span } from '../../server/src/core/problems';
-import { connectorServers, ServerRegistry } from '../../server/src/core/registry';
-import { verifyConnector } from '../../server/src/core/verify';
+import { connectorServers, ServerRegistry } from '../../server/src/core/verify/registry';
+import { verifyConnector } from '../../server/src/core/verify/verify';
 
 const RUNS = 500;
 const CONNECTOR_FILE = 'flows/tools.connector.jsonc';

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type CompletionItem, getLanguageService, type LanguageService, TextDocument } from 'vscode-json-languageservice';
-import { analyzeDocument } from '../../server/src/core/documents';
+import { analyzeDocument } from '../../server/src/core/documents/documents';
 import { applyCompletion, cursorProblem, marked, positionAt, type SuggestMode, syntaxErrors } from '../support/completionEdits';
 import { repoRoot } from '../support/lspClient';
 

@@ -19,8 +19,8 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse, type ParseError, printParseErrorCode } from 'jsonc-parser';
-import { analyzeDocument } from '../../server/src/core/documents';
-import { isParsedPin, parsePin } from '../../server/src/core/pins';
+import { analyzeDocument } from '../../server/src/core/documents/documents';
+import { isParsedPin, parsePin } from '../../server/src/core/pins/pins';
 
 /** The folder holding package.json, found by walking up (compiled tests run from out/test/unit). */
 function findRepoRoot(start: string): string {

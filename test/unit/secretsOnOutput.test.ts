@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readMcpJsonServers } from '../../server/src/core/registry';
+import { readMcpJsonServers } from '../../server/src/core/verify/registry';
 import { containsKnownSecret, Redactor, redactKnownSecrets, redactKnownSecretsDeep } from '../../server/src/mcp/credentials';
 
 describe('credentials on output', () => {

@@ -1,5 +1,5 @@
 /**
- * Pins in TypeScript and JavaScript sources (server/src/core/source): the calls are found by their
+ * Pins in TypeScript and JavaScript sources (server/src/core/documents/source): the calls are found by their
  * import, every literal has its exact UTF-16 range, what is computed at run time is reported
  * (TP110) and never checked as if it were known, a half-typed file still gives the pins of its
  * other statements, and re-pins change only the pin literals, in their own quotes.
@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf } from '../../server/src/core/documents';
-import { applyTextEdits, lowercasePinEdit, replacePinEdit, stringLiteral } from '../../server/src/core/fixes';
+import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf } from '../../server/src/core/documents/documents';
+import { applyTextEdits, lowercasePinEdit, replacePinEdit, stringLiteral } from '../../server/src/core/documents/fixes';
 import type { Problem, Span } from '../../server/src/core/problems';
-import { connectorServers } from '../../server/src/core/registry';
-import { analyzeSource } from '../../server/src/core/source/analyzeSource';
-import { mayHoldPins, readSource } from '../../server/src/core/source/sourceReader';
+import { connectorServers } from '../../server/src/core/verify/registry';
+import { analyzeSource } from '../../server/src/core/documents/source/analyzeSource';
+import { mayHoldPins, readSource } from '../../server/src/core/documents/source/sourceReader';
 
 const SCHEMA_A = 'fnv1a64:0123456789abcdef';
 const SCHEMA_B = 'fnv1a64:fedcba9876543210';

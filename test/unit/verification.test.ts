@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 
-import { analyzeBlueprint, type BlueprintModel } from '../../server/src/core/blueprint';
-import { analyzeConnector } from '../../server/src/core/connector';
-import { type CollectedListing, collectListing, type ListedTool, readListedTool } from '../../server/src/core/listing';
-import { schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins';
+import { analyzeBlueprint, type BlueprintModel } from '../../server/src/core/documents/blueprint';
+import { analyzeConnector } from '../../server/src/core/documents/connector';
+import { type CollectedListing, collectListing, type ListedTool, readListedTool } from '../../server/src/core/verify/listing';
+import { schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins/pins';
 import type { Problem } from '../../server/src/core/problems';
 import {
   connectorServers,
@@ -23,8 +23,8 @@ import {
   ServerRegistry,
   type TransportSpec,
   type VariableContext,
-} from '../../server/src/core/registry';
-import { describeAge, type PinVerdict, type ServerListing, summarize, type VerificationContext, verifyBlueprint, verifyConnector } from '../../server/src/core/verify';
+} from '../../server/src/core/verify/registry';
+import { describeAge, type PinVerdict, type ServerListing, summarize, type VerificationContext, verifyBlueprint, verifyConnector } from '../../server/src/core/verify/verify';
 import { buildWorkspaceRegistry } from '../../server/src/engine/workspaceRegistry';
 
 // ---------------------------------------------------------------------------------------------
@@ -52,7 +52,7 @@ const WRONG_TOOL_PIN = `sha256:${'0'.repeat(64)}`;
 const MINUTE = 60_000;
 const NOW = Date.UTC(2026, 7, 20, 10, 15, 0);
 
-/** A listing as the adapter would hand it over, each tool read like core/listing reads it. */
+/** A listing as the adapter would hand it over, each tool read like core/verify/listing reads it. */
 function collected(tools: readonly unknown[], extra: Partial<CollectedListing> = {}): CollectedListing {
   const read = tools.map((tool) => readListedTool(tool));
   return {
@@ -315,7 +315,7 @@ describe('collectListing: pagination', () => {
     assert.deepEqual(listing.tools.map((tool) => tool.name), ['echo_upper']);
   });
 
-  // BUG (core/listing.ts, `if (typeof next !== 'string') break;`): a nextCursor that is present but
+  // BUG (core/verify/listing.ts, `if (typeof next !== 'string') break;`): a nextCursor that is present but
   // not a string (a number, an object) silently ends the listing as COMPLETE. The server said there
   // is more, in a form Toolpin cannot follow; treating the rest as "not served" turns every pinned
   // tool on the later pages into a TP401 "missing" finding (with a remove fix) instead of "cannot

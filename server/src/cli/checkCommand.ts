@@ -8,20 +8,20 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LineIndex, type Position } from '../core/lineIndex';
-import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents';
+import { LineIndex, type Position } from '../core/json/lineIndex';
+import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents/documents';
 import { capProblems, type Problem } from '../core/problems';
-import type { ServerDefinition, ServerRegistry } from '../core/registry';
+import type { ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { TrustVerdict } from '../core/trust';
-import type { VerificationResult } from '../core/verify';
-import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report';
-import { toMarkdown } from '../core/markdownReport';
-import type { ParsedPin } from '../core/pins';
+import type { VerificationResult } from '../core/verify/verify';
+import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report/report';
+import { toMarkdown } from '../core/report/markdownReport';
+import type { ParsedPin } from '../core/pins/pins';
 import { type AnalyzedDocument, definitionsNeeded, OFFLINE, verifyDocuments } from '../engine/verifyWorkspace';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { pinnedToolsOf, PinStoreReader, pinsOf } from '../engine/pinStore';
 import { type PolicyFile, PolicyReader } from '../engine/policyFile';
-import { terminalSafe } from '../core/terminalText';
+import { terminalSafe } from '../core/report/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
 import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
@@ -94,7 +94,7 @@ export interface CheckArgs {
   env?: Readonly<Record<string, string | undefined>>;
   /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */
   trust?: boolean;
-  /** What makes the run exit 1 (core/report.ts `FailOn`); default `drift`. */
+  /** What makes the run exit 1 (core/report/report.ts `FailOn`); default `drift`. */
   failOn?: FailOn;
   /**
    * `--structure-only`: offline, and pins left unverified because of it do not make the status 2

@@ -5,11 +5,11 @@
  * Exit status: 0 every tool hashed; 1 some entry could not be read or hashed (the others are still
  * printed); 2 the input could not be read or is not JSON.
  */
-import { CanonicalJsonError } from '../core/canonicalJson';
-import { parseJsonDocument, valueOf } from '../core/jsonDocument';
-import { LineIndex } from '../core/lineIndex';
-import { schemaPin, toolPin } from '../core/pins';
-import { readTools } from '../core/toolList';
+import { CanonicalJsonError } from '../core/pins/canonicalJson';
+import { parseJsonDocument, valueOf } from '../core/json/jsonDocument';
+import { LineIndex } from '../core/json/lineIndex';
+import { schemaPin, toolPin } from '../core/pins/pins';
+import { readTools } from '../core/verify/toolList';
 import type { CliIo } from './io';
 
 export interface HashRow {

@@ -16,13 +16,13 @@
  *   `schemaPin(inputSchema)` of each listed tool. `--offline` contacts no server: statuses are
  *   then `pinned` or `unknown`, never `stale`.
  * - `--stale` lists only executions at hashes that are not live (`stale` hashes and `pinned`
- *   hashes whose pin has drifted; see server/src/core/history.ts for "stale" and "ran after
+ *   hashes whose pin has drifted; see server/src/core/history/history.ts for "stale" and "ran after
  *   drift"). `--hash` accepts `fnv1a64:<hex>` or the bare 16 hex digits.
  * - Executions listed per hash: `--limit N` or `--limit all`; the default is all with `--stale` or
  *   `--hash`, else the 20 most recent (counts are always exact; more than the 20 kept in memory
  *   are re-read from the logs).
  * - Output: text (server → tool → hash → executions; malformed and torn line counts on standard
- *   error), or `--format json`: the `HistoryReport` of core/history.ts, `version: 1`.
+ *   error), or `--format json`: the `HistoryReport` of core/history/history.ts, `version: 1`.
  *
  * Exit status (as `toolpin check`): 0 no selected execution ran at a hash that is not live and
  * everything could be checked; 1 some did (a finding: what `--stale` lists); 2 none did, but
@@ -35,9 +35,9 @@
 import { stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { BlueprintModel } from '../core/blueprint';
-import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument, blueprintOf, connectorOf, documentKindOf } from '../core/documents';
+import type { BlueprintModel } from '../core/documents/blueprint';
+import type { ConnectorModel } from '../core/documents/connector';
+import { analyzeDocument, blueprintOf, connectorOf, documentKindOf } from '../core/documents/documents';
 import {
   type Execution,
   type HistoryKey,
@@ -51,9 +51,9 @@ import {
   normalizeHashQuery,
   schemaPinsOf,
   selectHistory,
-} from '../core/history';
-import { isParsedPin, parsePin } from '../core/pins';
-import type { ServerDefinition } from '../core/registry';
+} from '../core/history/history';
+import { isParsedPin, parsePin } from '../core/pins/pins';
+import type { ServerDefinition } from '../core/verify/registry';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { fileKind, findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
 import { createCliInventory, findDocuments } from './checkCommand';

@@ -9,7 +9,7 @@
  * standard error. `--help` prints the help (of the command, when one is given) and exits 0.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { FailOn } from '../core/report';
+import type { FailOn } from '../core/report/report';
 import { TOOLPIN_VERSION } from '../version';
 import { hashCommand } from './hashCommand';
 import { type CliIo, processIo } from './io';

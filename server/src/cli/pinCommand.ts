@@ -22,14 +22,14 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/changes';
-import { analyzeDocument, connectorOf } from '../core/documents';
-import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/fixes';
-import { LineIndex } from '../core/lineIndex';
-import { isParsedPin, type ParsedPin, parsePin } from '../core/pins';
-import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type SecurityData } from '../core/payloads';
+import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
+import { analyzeDocument, connectorOf } from '../core/documents/documents';
+import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/documents/fixes';
+import { LineIndex } from '../core/json/lineIndex';
+import { isParsedPin, type ParsedPin, parsePin } from '../core/pins/pins';
+import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type SecurityData } from '../core/verify/payloads';
 import type { Problem } from '../core/problems';
-import { terminalSafe } from '../core/terminalText';
+import { terminalSafe } from '../core/report/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
 import { verifyDocuments } from '../engine/verifyWorkspace';
 import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
@@ -60,7 +60,7 @@ interface Missing {
   server: string | undefined;
 }
 
-/** Server text for the terminal: the core's one neutraliser (core/terminalText.ts). */
+/** Server text for the terminal: the core's one neutraliser (core/report/terminalText.ts). */
 export const neutralize = terminalSafe;
 
 function indent(text: string, prefix: string): string {
@@ -355,7 +355,7 @@ async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: rea
       continue;
     }
     await writeFileAtomic(path.join(workspaceFolder, entry.relativePath), entry.content);
-    // The whole definition as served beside it (core/fullDefinition.ts), unless it holds a credential.
+    // The whole definition as served beside it (core/verify/fullDefinition.ts), unless it holds a credential.
     const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
     if (full && !containsKnownSecret(full.content)) await writeFileAtomic(path.join(workspaceFolder, full.relativePath), full.content);
   }

@@ -4,7 +4,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ServerDefinition } from '../core/registry';
+import type { ServerDefinition } from '../core/verify/registry';
 import { decideTrust, type FolderTrust, type TrustVerdict } from '../core/trust';
 import { TrustStore, trustFilePath } from '../io/trustStore';
 import type { CliIo } from './io';

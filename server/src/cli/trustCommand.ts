@@ -9,9 +9,9 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ConnectorModel } from '../core/connector';
-import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents';
-import type { ServerRegistry } from '../core/registry';
+import type { ConnectorModel } from '../core/documents/connector';
+import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents/documents';
+import type { ServerRegistry } from '../core/verify/registry';
 import { serverAction } from '../core/trust';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { canonicalFolder, TrustStore, trustFilePath } from '../io/trustStore';

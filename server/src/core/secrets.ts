@@ -5,7 +5,7 @@
  * value under a key that names a credential must be a `{"$secret": "NAME"}` reference (blueprint
  * arguments) or a `credentialRef` (connectors), never a literal string.
  */
-import { type JsonNode, objectProperties, spanOf } from './jsonDocument';
+import { type JsonNode, objectProperties, spanOf } from './json/jsonDocument';
 import { type Problem, problem } from './problems';
 
 // Words that name a credential when they end a key. "token" alone is a credential

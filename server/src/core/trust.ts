@@ -17,9 +17,9 @@
  * Fingerprints are taken over the *declared* form (variables such as `${env:TOKEN}` unresolved),
  * so rotating a token does not revoke trust and no credential value is ever part of a record.
  */
-import { canonicalJson } from './canonicalJson';
-import type { ServerDefinition, TransportSpec } from './registry';
-import { sha256Hex } from './sha256';
+import { canonicalJson } from './pins/canonicalJson';
+import type { ServerDefinition, TransportSpec } from './verify/registry';
+import { sha256Hex } from './pins/sha256';
 
 /** How a folder is trusted. */
 export type FolderTrust =

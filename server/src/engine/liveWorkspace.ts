@@ -15,12 +15,12 @@
  *   typing; one slow server never holds back the results of the others.
  */
 import * as path from 'node:path';
-import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf } from '../core/documents';
-import { type ServerDefinition, ServerRegistry } from '../core/registry';
-import type { ServerListing, VerificationResult } from '../core/verify';
-import type { ParsedPin } from '../core/pins';
+import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf } from '../core/documents/documents';
+import { type ServerDefinition, ServerRegistry } from '../core/verify/registry';
+import type { ServerListing, VerificationResult } from '../core/verify/verify';
+import type { ParsedPin } from '../core/pins/pins';
 import type { Inventory } from '../mcp/inventory';
-import { applyPolicyToVerification } from '../core/policy';
+import { applyPolicyToVerification } from '../core/verify/policy';
 import { pinnedToolsOf, PinStoreReader, pinsOf } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
 import { type AnalyzedDocument, definitionsNeeded, verifyAnalyzed } from './verifyWorkspace';

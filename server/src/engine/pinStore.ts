@@ -4,10 +4,10 @@
  * a found entry is cached for good; a missing one is looked for again next time.
  */
 import * as path from 'node:path';
-import { blueprintOf, connectorOf, type DocumentAnalysis } from '../core/documents';
-import { storePathOf } from '../core/fixes';
-import { fullDefinitionPath } from '../core/fullDefinition';
-import type { ParsedPin } from '../core/pins';
+import { blueprintOf, connectorOf, type DocumentAnalysis } from '../core/documents/documents';
+import { storePathOf } from '../core/documents/fixes';
+import { fullDefinitionPath } from '../core/verify/fullDefinition';
+import type { ParsedPin } from '../core/pins/pins';
 
 /** Every well-formed pin of a document. */
 export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): ParsedPin[] {
@@ -70,7 +70,7 @@ export class PinStoreReader {
   }
 
   /**
-   * Loads the full-definition entries (core/fullDefinition.ts) of `pins` under `folder` and returns
+   * Loads the full-definition entries (core/verify/fullDefinition.ts) of `pins` under `folder` and returns
    * a synchronous lookup. Unlike pinned content, such an entry is replaced when a change outside
    * the pin is accepted, so it is read again every time (only the entries the folder holds).
    */

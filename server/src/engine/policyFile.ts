@@ -1,11 +1,11 @@
 /**
- * Reading a workspace folder's policy (`.toolpin/policy.jsonc`, core/policy.ts) for the CLI and
+ * Reading a workspace folder's policy (`.toolpin/policy.jsonc`, core/verify/policy.ts) for the CLI and
  * the language server. A folder without the file has the empty policy; an unreadable or broken
  * file gives problems in the file and a policy made of its well-formed entries only. Results are
  * cached per folder until `invalidate` (the language server's file watcher) says otherwise.
  */
 import * as path from 'node:path';
-import { EMPTY_POLICY, parsePolicy, POLICY_FILE, type PolicyAnalysis } from '../core/policy';
+import { EMPTY_POLICY, parsePolicy, POLICY_FILE, type PolicyAnalysis } from '../core/verify/policy';
 
 export interface PolicyFile extends PolicyAnalysis {
   /** The absolute path of the policy file. */

@@ -3,10 +3,10 @@
  * and a registry in, the listings they need fetched through the inventory, verdicts and problems
  * out per document.
  */
-import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents';
-import { applyPolicyToVerification, type Policy } from '../core/policy';
-import type { ServerDefinition, ServerRegistry } from '../core/registry';
-import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify';
+import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents/documents';
+import { applyPolicyToVerification, type Policy } from '../core/verify/policy';
+import type { ServerDefinition, ServerRegistry } from '../core/verify/registry';
+import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify/verify';
 import type { Inventory } from '../mcp/inventory';
 
 export type AnalyzedDocument = DocumentModel & { readonly path: string };
@@ -80,7 +80,7 @@ export function verifyDocuments(
   const results = new Map<string, VerificationResult>();
   for (const document of documents) {
     const result = verifyAnalyzed(document, registry, context);
-    // The policy changes only how findings are presented (core/policy.ts), the same way as in the editor.
+    // The policy changes only how findings are presented (core/verify/policy.ts), the same way as in the editor.
     results.set(document.path, policy ? applyPolicyToVerification(result, policy, now) : result);
   }
   return results;

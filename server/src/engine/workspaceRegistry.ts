@@ -4,8 +4,8 @@
  * the language server can prefer open editor buffers over the disk.
  */
 import * as path from 'node:path';
-import type { ConnectorModel } from '../core/connector';
-import { connectorServers, readMcpJsonServers, ServerRegistry, type ServerDefinition, type VariableContext } from '../core/registry';
+import type { ConnectorModel } from '../core/documents/connector';
+import { connectorServers, readMcpJsonServers, ServerRegistry, type ServerDefinition, type VariableContext } from '../core/verify/registry';
 
 export interface RegistryInputs {
   readonly workspaceFolder: string;

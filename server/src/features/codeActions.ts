@@ -3,7 +3,7 @@
  * that has no pin, remove the pin of a tool that is no longer served, lower-case a pin written in
  * uppercase hex, correct a mistyped `server` or `include` entry, remove an `include` entry that is
  * not served or listed twice, and add a pinned tool to `include`. Quick fixes read their payload
- * from `Diagnostic.data` (set by the core, typed in core/payloads.ts) or from the document itself,
+ * from `Diagnostic.data` (set by the core, typed in core/verify/payloads.ts) or from the document itself,
  * so they need no server state; "re-pin all" re-verifies the document.
  *
  * The fix-all action (`source.fixAll.toolpin`, which editors run on save) holds the re-pins and
@@ -27,8 +27,8 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { ConnectorModel } from '../core/connector';
-import { connectorOf, documentKindOf } from '../core/documents';
+import type { ConnectorModel } from '../core/documents/connector';
+import { connectorOf, documentKindOf } from '../core/documents/documents';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -39,14 +39,14 @@ import {
   setSnapshotEntryEdits,
   storeEntries,
   type TextEdit,
-} from '../core/fixes';
-import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/payloads';
-import type { BlueprintModel } from '../core/blueprint';
-import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins';
+} from '../core/documents/fixes';
+import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/verify/payloads';
+import type { BlueprintModel } from '../core/documents/blueprint';
+import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { containsKnownSecret } from '../mcp/credentials';
-import { isOutsideThePinData, readFullDefinition } from '../core/fullDefinition';
+import { isOutsideThePinData, readFullDefinition } from '../core/verify/fullDefinition';
 import { RepinEditsRequest, type RepinEditsResult } from '../protocol';
 import { runSafe } from '../util/runSafe';
 import { DIAGNOSTIC_SOURCE } from '../util/toLsp';
@@ -81,7 +81,7 @@ export function buildWorkspaceEdit(
     if (seen.has(uri)) continue;
     seen.add(uri);
     // Pinned-content entries are content-addressed: overwriting one writes the same bytes it held.
-    // A full-definition entry (core/fullDefinition.ts) is keyed by its pin and is replaced on purpose.
+    // A full-definition entry (core/verify/fullDefinition.ts) is keyed by its pin and is replaced on purpose.
     changes.push({ kind: 'create', uri, options: { overwrite: true } });
     changes.push({ textDocument: { uri, version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: entry.content }] });
   }
@@ -320,7 +320,7 @@ function quickFixesFor(
 }
 
 /**
- * The rename fix of a TP401 whose tool looks renamed (core/verify.ts): the step's `toolName`, or
+ * The rename fix of a TP401 whose tool looks renamed (core/verify/verify.ts): the step's `toolName`, or
  * the snapshot key and its `include` entry, become the new name, and the pin becomes the renamed
  * tool's live pin, with its store entry. It is a guess from matching content, so it is never
  * preferred nor part of fix-all, and its title asks for a review of the live tool first. The

@@ -11,9 +11,9 @@
  */
 import { type CodeLens, CodeLensRefreshRequest, type Connection, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { connectorOf } from '../core/documents';
+import { connectorOf } from '../core/documents/documents';
 import type { Span } from '../core/problems';
-import { describeAge, type PinVerdict } from '../core/verify';
+import { describeAge, type PinVerdict } from '../core/verify/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { runSafe } from '../util/runSafe';
 import { spanToRange } from '../util/toLsp';

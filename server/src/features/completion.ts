@@ -12,11 +12,11 @@
 import { createScanner, getLocation, ScanError, SyntaxKind } from 'jsonc-parser';
 import { type CompletionItem, CompletionItemKind, type Connection, InsertTextFormat, type TextDocuments, TextEdit } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { BlueprintModel } from '../core/blueprint';
-import type { ConnectorModel } from '../core/connector';
-import { nestsTooDeep } from '../core/jsonDocument';
-import type { ListedTool } from '../core/listing';
-import { schemaPin, toolPin } from '../core/pins';
+import type { BlueprintModel } from '../core/documents/blueprint';
+import type { ConnectorModel } from '../core/documents/connector';
+import { nestsTooDeep } from '../core/json/jsonDocument';
+import type { ListedTool } from '../core/verify/listing';
+import { schemaPin, toolPin } from '../core/pins/pins';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { runSafe } from '../util/runSafe';
 import { uriToPath } from '../util/uris';

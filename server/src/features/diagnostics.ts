@@ -15,7 +15,7 @@
  */
 import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { documentKindOf } from '../core/documents';
+import { documentKindOf } from '../core/documents/documents';
 import { capProblems } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import type { StatusParams, ToolpinSettings } from '../protocol';

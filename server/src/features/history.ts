@@ -9,8 +9,8 @@
  */
 import * as path from 'node:path';
 import type { Connection } from 'vscode-languageserver';
-import type { BlueprintModel } from '../core/blueprint';
-import { blueprintOf } from '../core/documents';
+import type { BlueprintModel } from '../core/documents/blueprint';
+import { blueprintOf } from '../core/documents/documents';
 import {
   type Execution,
   HistoryModel,
@@ -19,7 +19,7 @@ import {
   type LiveServer,
   liveServerFromListing,
   schemaPinsOf,
-} from '../core/history';
+} from '../core/history/history';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { findLogFiles, LogSet } from '../history/logReader';
 import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, LocateStepRequest, type ToolpinSettings } from '../protocol';

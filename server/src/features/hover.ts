@@ -4,21 +4,21 @@
  * and — when the pin store has the pinned content — what changed and the pinned → live diff.
  *
  * Tool names, descriptions and schemas come from servers and are untrusted: they are shown only in
- * code spans and fenced blocks (core/markdown.ts), never as markdown or command links.
+ * code spans and fenced blocks (core/report/markdown.ts), never as markdown or command links.
  */
-import type { PolicedVerdict } from '../core/policy';
+import type { PolicedVerdict } from '../core/verify/policy';
 import { type Connection, type Hover, MarkupKind, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonicalJson, readStoreEntry } from '../core/changes';
-import { type PinTarget, pinTargetAt } from '../core/locate';
-import type { ListedTool } from '../core/listing';
-import { schemaPinContent, toolPinContent } from '../core/pins';
-import { isSecurityData } from '../core/payloads';
-import { describeAge, type PinVerdict } from '../core/verify';
+import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonicalJson, readStoreEntry } from '../core/review/changes';
+import { type PinTarget, pinTargetAt } from '../core/documents/locate';
+import type { ListedTool } from '../core/verify/listing';
+import { schemaPinContent, toolPinContent } from '../core/pins/pins';
+import { isSecurityData } from '../core/verify/payloads';
+import { describeAge, type PinVerdict } from '../core/verify/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { redactKnownSecrets } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
-import { codeBlock, inlineCode } from '../core/markdown';
+import { codeBlock, inlineCode } from '../core/report/markdown';
 import { spanToRange } from '../util/toLsp';
 import { uriToPath } from '../util/uris';
 

@@ -6,12 +6,12 @@
  */
 import type { Connection, TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { classifySchemaPinChange, classifyToolPinChange, prettyCanonicalJson, readStoreEntry } from '../core/changes';
-import { replacePinEdit, setSnapshotEntryEdits, storeEntries } from '../core/fixes';
-import { fullDefinitionContent } from '../core/fullDefinition';
-import { pinTargetAt } from '../core/locate';
-import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent } from '../core/pins';
-import { liveToolPin } from '../core/verify';
+import { classifySchemaPinChange, classifyToolPinChange, prettyCanonicalJson, readStoreEntry } from '../core/review/changes';
+import { replacePinEdit, setSnapshotEntryEdits, storeEntries } from '../core/documents/fixes';
+import { fullDefinitionContent } from '../core/verify/fullDefinition';
+import { pinTargetAt } from '../core/documents/locate';
+import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent } from '../core/pins/pins';
+import { liveToolPin } from '../core/verify/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { PinDetailsRequest, type PinDetails, type PinLocation, RepinRequest } from '../protocol';
 import { containsKnownSecret, redactKnownSecretsDeep } from '../mcp/credentials';
@@ -32,7 +32,7 @@ interface Resolved {
   details: PinDetails;
   target: NonNullable<ReturnType<typeof pinTargetAt>>;
   liveContentCanonical: string | null;
-  /** The live tool's full-definition entry content (core/fullDefinition.ts), when it is plain JSON. */
+  /** The live tool's full-definition entry content (core/verify/fullDefinition.ts), when it is plain JSON. */
   liveDefinition: string | undefined;
 }
 

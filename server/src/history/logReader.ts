@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type LinePosition, parseEventLine } from '../core/history';
+import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type LinePosition, parseEventLine } from '../core/history/history';
 import { findFiles, globMatcher } from '../io/fileFinder';
 
 /** What a path that is not a regular file is, in words, for the message that skips it. */

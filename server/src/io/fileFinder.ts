@@ -23,8 +23,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { Minimatch } from 'minimatch';
-import { documentKindOf } from '../core/documents';
-import { mayHoldPins } from '../core/source/sourceReader';
+import { documentKindOf } from '../core/documents/documents';
+import { mayHoldPins } from '../core/documents/source/sourceReader';
 
 /** Folder names never entered below the folder searched. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
@@ -145,7 +145,7 @@ export function isDocumentName(_relative: string, name: string): boolean {
 /**
  * Document matching by content, for {@link FindFilesOptions.accept}: blueprint and connector files
  * always; a TypeScript or JavaScript module only when its text names one of the pin modules
- * (core/source), so a tree of ordinary modules adds nothing to a check or a workspace scan.
+ * (core/documents/source), so a tree of ordinary modules adds nothing to a check or a workspace scan.
  */
 export async function acceptDocument(file: string): Promise<boolean> {
   if (documentKindOf(file) !== 'source') return true;

@@ -3,7 +3,7 @@
  * in memory on its way into a request header; it is registered with the redactor so that no log
  * line can carry it.
  */
-import type { AuthModel } from '../core/connector';
+import type { AuthModel } from '../core/documents/connector';
 
 /** Resolves a credential name to its value, or undefined when it is not set. */
 export interface CredentialResolver {

@@ -11,10 +11,10 @@
  * - A server its folder's trust does not cover is never started, contacted or sent a credential;
  *   its listing is "cannot verify" with the trust decision's reason (core/trust.ts).
  */
-import type { ServerDefinition } from '../core/registry';
-import { serverKey } from '../core/registry';
+import type { ServerDefinition } from '../core/verify/registry';
+import { serverKey } from '../core/verify/registry';
 import type { TrustVerdict } from '../core/trust';
-import type { ServerListing, UnavailableReason } from '../core/verify';
+import type { ServerListing, UnavailableReason } from '../core/verify/verify';
 import type { CredentialResolver, Redactor } from './credentials';
 import { McpSession, SessionError } from './session';
 

@@ -10,9 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type CollectedListing, collectListing } from '../core/listing';
-import type { ServerDefinition } from '../core/registry';
-import type { UnavailableReason } from '../core/verify';
+import { type CollectedListing, collectListing } from '../core/verify/listing';
+import type { ServerDefinition } from '../core/verify/registry';
+import type { UnavailableReason } from '../core/verify/verify';
 import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
 import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
 import { scanningResponse } from './wireScan';
@@ -57,7 +57,7 @@ interface HttpObservation {
   wwwAuthenticate?: string;
 }
 
-// Reads any JSON-RPC result as it is: Toolpin hashes what the server sent, and core/listing.ts
+// Reads any JSON-RPC result as it is: Toolpin hashes what the server sent, and core/verify/listing.ts
 // reads pages leniently, so the SDK's strict result validation must not run here.
 const ANY_RESULT = z.any();
 

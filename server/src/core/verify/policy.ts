@@ -10,9 +10,9 @@
  * live-verification band (TP4xx) can be overridden or ignored: the structure of a file is not a
  * matter of policy.
  */
-import { getProperty, type JsonNode, parseJsonDocument, spanOf, stringField } from './jsonDocument';
-import { PROBLEM_CODES, type Problem, type ProblemCode, problem, type Severity, type Span } from './problems';
-import { checkShape, type Shape } from './shape';
+import { getProperty, type JsonNode, parseJsonDocument, spanOf, stringField } from '../json/jsonDocument';
+import { PROBLEM_CODES, type Problem, type ProblemCode, problem, type Severity, type Span } from '../problems';
+import { checkShape, type Shape } from '../json/shape';
 import type { PinVerdict, VerificationResult } from './verify';
 
 /** Where the policy lives, relative to a workspace folder. */

@@ -20,7 +20,7 @@ export type DriftData = {
   readonly style: 'prefixed' | 'bare';
   /** Exactly the canonical JSON that `live` hashes: the content of its pin-store entry. */
   readonly liveContent: string;
-  /** The live tool's full-definition entry content (core/fullDefinition.ts), when it is plain JSON. */
+  /** The live tool's full-definition entry content (core/verify/fullDefinition.ts), when it is plain JSON. */
   readonly liveDefinition?: string;
   /** What kind of change the store entry shows, or `unknown` without one. */
   readonly change: string;
@@ -28,7 +28,7 @@ export type DriftData = {
   readonly summary: string;
 };
 
-/** TP407: a drift whose new model-readable text carries cues of tool poisoning (core/poisoning.ts). */
+/** TP407: a drift whose new model-readable text carries cues of tool poisoning (core/verify/poisoning.ts). */
 export type SecurityData = {
   readonly tool: string;
   readonly server: string;
@@ -71,7 +71,7 @@ export type UnpinnedToolData = {
   readonly live?: string;
   /** Exactly the canonical JSON that `live` hashes. */
   readonly liveContent?: string;
-  /** The live tool's full-definition entry content (core/fullDefinition.ts), when it is plain JSON. */
+  /** The live tool's full-definition entry content (core/verify/fullDefinition.ts), when it is plain JSON. */
   readonly liveDefinition?: string;
 };
 

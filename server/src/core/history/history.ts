@@ -35,9 +35,9 @@
  *   while their schema may still have been current. When no execution at the live hash is in the
  *   logs, the moment of drift is unknown and "ran after drift" is `null`, never a guess.
  */
-import type { BlueprintModel } from './blueprint';
-import type { CollectedListing } from './listing';
-import { isParsedPin, parsePin, schemaPin } from './pins';
+import type { BlueprintModel } from '../documents/blueprint';
+import type { CollectedListing } from '../verify/listing';
+import { isParsedPin, parsePin, schemaPin } from '../pins/pins';
 
 export const DISPATCH_EVENT_TYPE = 'MCP_DISPATCHED';
 /** How many recent executions each (server, tool, schemaHash) keeps in memory by default. */

@@ -35,10 +35,10 @@
  * Pure: no I/O. `diff` (jsdiff) is plain JavaScript and does the line diff.
  */
 import { structuredPatch } from 'diff';
-import { canonicalJson } from './canonicalJson';
-import { fnv1a64Hex } from './fnv1a64';
-import type { ParsedPin } from './pins';
-import { sha256Hex } from './sha256';
+import { canonicalJson } from '../pins/canonicalJson';
+import { fnv1a64Hex } from '../pins/fnv1a64';
+import type { ParsedPin } from '../pins/pins';
+import { sha256Hex } from '../pins/sha256';
 
 // ---------------------------------------------------------------------------------------------
 // Types

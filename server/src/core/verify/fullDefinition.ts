@@ -14,11 +14,11 @@
  * (warning) for annotation flips that make a call riskier, TP409 (information) for the rest.
  * Neither pin algorithm changes; a store without the entry (older stores) reports nothing.
  */
-import { canonicalJson, CanonicalJsonError } from './canonicalJson';
+import { canonicalJson, CanonicalJsonError } from '../pins/canonicalJson';
 import type { ListedTool } from './listing';
-import type { PinAlgorithm } from './pins';
-import { type Problem, problem, type Span } from './problems';
-import { sha256Hex } from './sha256';
+import type { PinAlgorithm } from '../pins/pins';
+import { type Problem, problem, type Span } from '../problems';
+import { sha256Hex } from '../pins/sha256';
 
 /** The version of full-definition entries this build writes and reads. */
 export const FULL_DEFINITION_VERSION = 1;

@@ -6,10 +6,10 @@
  * Definitions are data. Connecting to them is the mcp/ adapter's job; the key of a definition
  * ({@link serverKey}) says when two names are the same server, so it is connected to once.
  */
-import { canonicalJson } from './canonicalJson';
-import type { AuthModel, ConnectorModel } from './connector';
-import { getProperty, type JsonNode, objectProperties, parseJsonDocument, spanOf } from './jsonDocument';
-import type { Span } from './problems';
+import { canonicalJson } from '../pins/canonicalJson';
+import type { AuthModel, ConnectorModel } from '../documents/connector';
+import { getProperty, type JsonNode, objectProperties, parseJsonDocument, spanOf } from '../json/jsonDocument';
+import type { Span } from '../problems';
 
 export type TransportSpec =
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }

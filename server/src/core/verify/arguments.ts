@@ -47,11 +47,11 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types';
 import Ajv2020 from 'ajv/dist/2020';
 import { RE2JS } from 're2js';
-import type { StepModel } from './blueprint';
-import { type JsonNode, objectProperties, spanOf } from './jsonDocument';
-import { schemaPin } from './pins';
-import { type Problem, problem, type Span } from './problems';
-import { isSecretReference } from './secrets';
+import type { StepModel } from '../documents/blueprint';
+import { type JsonNode, objectProperties, spanOf } from '../json/jsonDocument';
+import { schemaPin } from '../pins/pins';
+import { type Problem, problem, type Span } from '../problems';
+import { isSecretReference } from '../secrets';
 
 // ---------------------------------------------------------------------------------------------
 // Dialects and compiled validators

@@ -19,8 +19,8 @@
  *   pins, and the blanked statement is reported as {@link UnreadableRegion}.
  */
 import { parse, type ParserOptions } from '@babel/parser';
-import type { JsonNode } from '../jsonDocument';
-import type { Span } from '../problems';
+import type { JsonNode } from '../../json/jsonDocument';
+import type { Span } from '../../problems';
 
 /** The module that exports `defineConnector`, and the one that exports `mcpInvoke$`. */
 export const CONNECTOR_MODULE = '@objectstack/spec/integration';

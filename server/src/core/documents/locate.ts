@@ -5,8 +5,8 @@
 import type { StepModel } from './blueprint';
 import type { ConnectorInstanceModel } from './connector';
 import { blueprintOf, connectorOf, type DocumentModel } from './documents';
-import type { ParsedPin } from './pins';
-import type { Span } from './problems';
+import type { ParsedPin } from '../pins/pins';
+import type { Span } from '../problems';
 
 export type PinTarget =
   | { readonly kind: 'schema'; readonly tool: string; readonly server: string | undefined; readonly pin: ParsedPin | undefined; readonly pinSpan: Span | undefined; readonly step: StepModel; readonly on: 'toolName' | 'pin' }

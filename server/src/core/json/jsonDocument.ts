@@ -6,7 +6,7 @@
  * recovered is still in the tree so later checks can run on the rest of the file.
  */
 import { createScanner, getNodeValue, type Node as JsonNode, parseTree, type ParseError, ParseErrorCode, SyntaxKind } from 'jsonc-parser';
-import { MAX_PROBLEMS_PER_FILE, moreProblems, type Problem, problem, type Span } from './problems';
+import { MAX_PROBLEMS_PER_FILE, moreProblems, type Problem, problem, type Span } from '../problems';
 
 export type { JsonNode };
 

@@ -7,9 +7,9 @@
  */
 import { type BlueprintModel, checkArgumentSecrets, checkSchemaPins, MCP_INVOKE, readMcpInput, type StepModel } from '../blueprint';
 import { checkConnectorNames, type ConnectorInstanceModel, type ConnectorModel, readInstance } from '../connector';
-import type { JsonNode, StringField } from '../jsonDocument';
-import { getProperty, spanOf, stringField } from '../jsonDocument';
-import { type Problem, problem, type Span } from '../problems';
+import type { JsonNode, StringField } from '../../json/jsonDocument';
+import { getProperty, spanOf, stringField } from '../../json/jsonDocument';
+import { type Problem, problem, type Span } from '../../problems';
 import { type ComputedValue, type InvokeCall, MCP_INVOKE_CALL, readSource } from './sourceReader';
 
 export interface SourceModel {

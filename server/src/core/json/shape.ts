@@ -9,7 +9,7 @@
  * that name the field in the file's own words.
  */
 import { describeNodeType, type JsonNode, objectProperties, spanOf } from './jsonDocument';
-import { type Problem, problem } from './problems';
+import { type Problem, problem } from '../problems';
 
 export type Shape =
   | { readonly kind: 'string' | 'number' | 'boolean' | 'any' }

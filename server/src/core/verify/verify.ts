@@ -6,16 +6,16 @@
  * and the age of the last good listing, never `drifted`; a drifted pin is never "unavailable".
  */
 import { checkStepArguments } from './arguments';
-import type { BlueprintModel, StepModel } from './blueprint';
-import { type ChangeReport, classifySchemaPinChange, classifyToolPinChange, readStoreEntry } from './changes';
+import type { BlueprintModel, StepModel } from '../documents/blueprint';
+import { type ChangeReport, classifySchemaPinChange, classifyToolPinChange, readStoreEntry } from '../review/changes';
 import { addedPoisoningCues, describeCues, modelReadableStrings, type PoisoningCue } from './poisoning';
-import { CanonicalJsonError } from './canonicalJson';
+import { CanonicalJsonError } from '../pins/canonicalJson';
 import { fullDefinitionContent, outsideThePinProblems } from './fullDefinition';
-import type { ConnectorInstanceModel, ConnectorModel } from './connector';
+import type { ConnectorInstanceModel, ConnectorModel } from '../documents/connector';
 import type { CollectedListing, ListedTool } from './listing';
-import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from './pins';
+import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../pins/pins';
 import type { DriftData, RenameData, SecurityData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
-import { type Problem, problem, type Span } from './problems';
+import { type Problem, problem, type Span } from '../problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
 import { closestName } from './suggest';
 
@@ -78,7 +78,7 @@ export interface VerificationContext {
    */
   readonly pinnedContent?: (pin: ParsedPin) => string | undefined;
   /**
-   * The text of a pinned tool's full-definition entry (core/fullDefinition.ts), when the caller
+   * The text of a pinned tool's full-definition entry (core/verify/fullDefinition.ts), when the caller
    * has it; with it, changes outside the pinned fields are reported (TP408/TP409).
    */
   readonly fullDefinition?: (pin: ParsedPin, tool: string) => string | undefined;
@@ -104,7 +104,7 @@ export interface VerificationResult {
 }
 
 /**
- * The poisoning cues a drift adds (core/poisoning.ts): the model-readable text of the live tool
+ * The poisoning cues a drift adds (core/verify/poisoning.ts): the model-readable text of the live tool
  * (for a tool pin its description and schema strings, for a schema pin the schema's strings)
  * against that of the pinned content when the store has it. `pinnedKnown` false means the pinned
  * content is unknown, so the cues may be old.

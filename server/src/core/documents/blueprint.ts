@@ -2,13 +2,13 @@
  * Blueprint files (`*.blueprint.json`, `*.blueprint.jsonc`; docs/formats.md §3): the document
  * model with offsets, and the checks that need no live server.
  */
-import { describeNodeType, getProperty, type JsonNode, parseJsonDocument, spanOf, type StringField, stringField } from './jsonDocument';
+import { describeNodeType, getProperty, type JsonNode, parseJsonDocument, spanOf, type StringField, stringField } from '../json/jsonDocument';
 
 export type { StringField };
-import { isParsedPin, type ParsedPin, parsePin } from './pins';
-import { type Problem, problem } from './problems';
-import { checkLoggedValue } from './secrets';
-import { checkShape, type Shape } from './shape';
+import { isParsedPin, type ParsedPin, parsePin } from '../pins/pins';
+import { type Problem, problem } from '../problems';
+import { checkLoggedValue } from '../secrets';
+import { checkShape, type Shape } from '../json/shape';
 
 export const MCP_INVOKE = 'mcp.invoke';
 /** The typed channels an `mcp.invoke` step may branch on (ADR 0060/0063). */
@@ -162,7 +162,7 @@ function readStep(node: JsonNode, index: number, problems: Problem[]): StepModel
 
 /**
  * Reads the input object of an `mcp.invoke` step (toolName, expectedSchemaHash, server,
- * arguments), reporting shape problems under `where`. Source files (core/source) read the options
+ * arguments), reporting shape problems under `where`. Source files (core/documents/source) read the options
  * object of an `mcpInvoke$` call with the same function.
  */
 export function readMcpInput(inputNode: JsonNode, where: string, problems: Problem[]): McpInvokeInput {

@@ -5,12 +5,12 @@
  * Lines and characters are 0-based in the JSON report (as in LSP) and 1-based in SARIF regions
  * and in the text output. Characters count UTF-16 code units in all three.
  */
-import { replacePinEdit } from './fixes';
-import { LineIndex, type Position } from './lineIndex';
-import type { PolicedProblem, PolicedVerdict, PolicyNote } from './policy';
-import { isDriftData } from './payloads';
-import { PROBLEM_CODES, type Problem, type Severity } from './problems';
-import type { PinState, PinVerdict, ServerListing } from './verify';
+import { replacePinEdit } from '../documents/fixes';
+import { LineIndex, type Position } from '../json/lineIndex';
+import type { PolicedProblem, PolicedVerdict, PolicyNote } from '../verify/policy';
+import { isDriftData } from '../verify/payloads';
+import { PROBLEM_CODES, type Problem, type Severity } from '../problems';
+import type { PinState, PinVerdict, ServerListing } from '../verify/verify';
 
 export interface ReportRange {
   start: Position;

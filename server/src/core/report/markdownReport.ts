@@ -5,15 +5,15 @@
  * Tool names, server names, descriptions, schemas and the messages that quote them come from
  * servers (or from the files under review) and are untrusted. Every such piece is shown only in
  * a code span or in a fenced code block whose fence is longer than any backtick run inside
- * (core/markdown.ts), so it cannot close the block, start a heading, or inject a link, an image
+ * (core/report/markdown.ts), so it cannot close the block, start a heading, or inject a link, an image
  * or HTML, and GitHub's autolinking does not reach inside code. The only markup outside code is
  * this file's own words. Control and bidirectional characters are shown as `\u{…}` escapes.
  */
-import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from './changes';
-import { isDriftData, isSecurityData, type DriftData, type SecurityData } from './payloads';
-import { isParsedPin, type ParsedPin, parsePin } from './pins';
+import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../review/changes';
+import { isDriftData, isSecurityData, type DriftData, type SecurityData } from '../verify/payloads';
+import { isParsedPin, type ParsedPin, parsePin } from '../pins/pins';
 import type { CheckReport, ReportFileInput } from './report';
-import { LineIndex } from './lineIndex';
+import { LineIndex } from '../json/lineIndex';
 import { terminalSafe } from './terminalText';
 import { codeBlock, inlineCode } from './markdown';
 

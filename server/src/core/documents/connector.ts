@@ -3,11 +3,11 @@
  * instance, an array of them, or `{ "connectors": [ … ] }`. Only `"provider": "mcp"` instances
  * carry tool pins in `providerConfig.toolsSnapshot`.
  */
-import { describeNodeType, getProperty, type JsonNode, objectProperties, parseJsonDocument, spanOf, type StringField, stringField } from './jsonDocument';
-import { isParsedPin, type ParsedPin, parsePin } from './pins';
-import { type Problem, problem, type Span } from './problems';
-import { isCredentialKey } from './secrets';
-import { checkShape, openingSpan, type Shape } from './shape';
+import { describeNodeType, getProperty, type JsonNode, objectProperties, parseJsonDocument, spanOf, type StringField, stringField } from '../json/jsonDocument';
+import { isParsedPin, type ParsedPin, parsePin } from '../pins/pins';
+import { type Problem, problem, type Span } from '../problems';
+import { isCredentialKey } from '../secrets';
+import { checkShape, openingSpan, type Shape } from '../json/shape';
 
 export const CONNECTOR_NAME = /^[a-z_][a-z0-9_]*$/;
 const ENVIRONMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

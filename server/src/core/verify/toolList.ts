@@ -9,7 +9,7 @@
  * how Toolpin's hashing is checked from outside: the two must never disagree.
  */
 import { readListedTool } from './listing';
-import type { PinnableTool } from './pins';
+import type { PinnableTool } from '../pins/pins';
 
 export interface ToolReadProblem {
   /** A JSON Pointer to the offending value, e.g. `/tools/3`. */

@@ -11,10 +11,10 @@
  */
 import { createScanner, type EditResult, getNodePath, type JSONPath, modify, SyntaxKind } from 'jsonc-parser';
 import type { ConnectorInstanceModel } from './connector';
-import { fullDefinitionPath } from './fullDefinition';
-import { getProperty, type JsonNode } from './jsonDocument';
-import { isParsedPin, parsePin, type PinAlgorithm } from './pins';
-import type { Span } from './problems';
+import { fullDefinitionPath } from '../verify/fullDefinition';
+import { getProperty, type JsonNode } from '../json/jsonDocument';
+import { isParsedPin, parsePin, type PinAlgorithm } from '../pins/pins';
+import type { Span } from '../problems';
 
 export interface TextEdit {
   readonly offset: number;
@@ -272,7 +272,7 @@ export function lowercasePinEdit(text: string, span: Span, algorithm: PinAlgorit
       return undefined;
     }
   } else {
-    // A source file's '…' or `…` literal (core/source): read only when it holds no escape or
+    // A source file's '…' or `…` literal (core/documents/source): read only when it holds no escape or
     // substitution, so its value is its text.
     const inner = literal.slice(1, -1);
     if (inner.includes('\\') || inner.includes('${')) return undefined;
@@ -309,7 +309,7 @@ export function storeEntry(algorithm: PinAlgorithm, hex: string, canonicalConten
 
 /**
  * The store entries a pin writes: its pinned content, and (when the live definition is known) the
- * tool's whole definition as served, keyed by the same pin (core/fullDefinition.ts), so changes
+ * tool's whole definition as served, keyed by the same pin (core/verify/fullDefinition.ts), so changes
  * outside the pinned fields can be reported later.
  */
 export function storeEntries(algorithm: PinAlgorithm, hex: string, canonicalContent: string, full?: { readonly tool: string; readonly content: string | undefined }): StoreEntry[] {

@@ -10,7 +10,7 @@
  */
 import { analyzeBlueprint, type BlueprintModel } from './blueprint';
 import { analyzeConnector, type ConnectorModel } from './connector';
-import { capProblems, type Problem } from './problems';
+import { capProblems, type Problem } from '../problems';
 import { analyzeSource, type SourceModel } from './source/analyzeSource';
 
 export type { SourceModel };
