@@ -3,7 +3,9 @@
  * system, and the version the bundles were built from.
  */
 import type { WorkspaceFileSystem } from './engine/liveWorkspace';
+import type { ListingSource } from './engine/listingSource';
 import { nodeFileSystem } from './engine/nodeFileSystem';
+import type { InventoryOptions } from './mcp/inventory';
 
 /** The version of package.json the bundles were built from (in its own module so that the CLI's entry reads it without loading the engine). */
 export { TOOLPIN_VERSION } from './version';
@@ -14,6 +16,11 @@ export interface ServerRuntime {
   readonly fileSystem: WorkspaceFileSystem;
   readonly env: Readonly<Record<string, string | undefined>>;
   now(): number;
+  /**
+   * Makes the listing source the server verifies against. Absent in production (the MCP
+   * inventory is used); the in-process LSP tests give one that answers from memory.
+   */
+  readonly createListingSource?: (options: InventoryOptions) => ListingSource;
 }
 
 export const nodeRuntime: ServerRuntime = {

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import { CodeActionKind, type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PROBLEM_CODES } from './core/problems';
+import type { ListingSource } from './engine/listingSource';
 import { LiveWorkspace } from './engine/liveWorkspace';
 import { nodeRuntime, type ServerRuntime, TOOLPIN_VERSION } from './runtime';
 import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
@@ -118,8 +119,8 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   let editorCredentials: CredentialResolver = { resolve: async () => undefined };
   const credentials = chainCredentials({ resolve: (name) => editorCredentials.resolve(name) }, environmentCredentials(runtime.env));
 
-  const makeInventory = (): Inventory =>
-    new Inventory({
+  const makeInventory = (): ListingSource =>
+    (runtime.createListingSource ?? ((options) => new Inventory(options)))({
       credentials,
       redactor,
       log,

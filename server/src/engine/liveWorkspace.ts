@@ -19,7 +19,7 @@ import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, docum
 import { type ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { ServerListing, VerificationResult } from '../core/verify/verify';
 import type { ParsedPin } from '../core/pins/pins';
-import type { Inventory } from '../mcp/inventory';
+import type { ListingSource } from './listingSource';
 import { applyPolicyToVerification } from '../core/verify/policy';
 import { pinnedToolsOf, PinStoreReader, pinsOf } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
@@ -38,7 +38,7 @@ export interface WorkspaceFileSystem {
 export interface LiveWorkspaceOptions {
   readonly fileSystem: WorkspaceFileSystem;
   /** The inventory in use; a getter because settings changes replace it. */
-  readonly inventory: () => Inventory;
+  readonly inventory: () => ListingSource;
   readonly now: () => number;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly userHome?: string;

@@ -7,7 +7,7 @@ import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents/
 import { applyPolicyToVerification, type Policy } from '../core/verify/policy';
 import type { ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify/verify';
-import type { Inventory } from '../mcp/inventory';
+import type { ListingSource } from './listingSource';
 
 export type AnalyzedDocument = DocumentModel & { readonly path: string };
 
@@ -63,7 +63,7 @@ export const OFFLINE: ServerListing = { status: 'unavailable', reason: 'unreacha
 export function verifyDocuments(
   documents: readonly AnalyzedDocument[],
   registry: ServerRegistry,
-  inventory: Inventory,
+  inventory: ListingSource,
   now: number,
   fallback: ServerListing = NOT_LISTED,
   pinnedContent?: VerificationContext['pinnedContent'],

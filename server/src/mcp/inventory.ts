@@ -16,6 +16,7 @@ import { serverKey } from '../core/verify/registry';
 import type { TrustVerdict } from '../core/trust';
 import type { ServerListing, UnavailableReason } from '../core/verify/verify';
 import type { CredentialResolver, Redactor } from './credentials';
+import type { ListingSource } from '../engine/listingSource';
 import { McpSession, SessionError } from './session';
 
 export interface InventoryOptions {
@@ -56,7 +57,7 @@ interface Entry {
 
 const RETRY_UNAVAILABLE_MS = 30_000;
 
-export class Inventory {
+export class Inventory implements ListingSource {
   private readonly entries = new Map<string, Entry>();
   private running = 0;
   private readonly waiting: Array<() => void> = [];
