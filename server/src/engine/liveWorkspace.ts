@@ -15,7 +15,7 @@
  *   typing; one slow server never holds back the results of the others.
  */
 import * as path from 'node:path';
-import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf } from '../core/documents/documents';
+import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf, reanalyzeDocument } from '../core/documents/documents';
 import { type ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { ServerListing, VerificationResult } from '../core/verify/verify';
 import type { ParsedPin } from '../core/pins/pins';
@@ -183,7 +183,8 @@ export class LiveWorkspace {
     if (!kind) return undefined;
     const existing = this.documents.get(file);
     if (existing && existing.open && existing.text === text) return existing.analysis;
-    const analysis = analyzeDocument(kind, text, file);
+    // A keystroke re-reads only what it touched (the previous analysis is handed over for good).
+    const analysis = existing ? reanalyzeDocument(kind, existing, text, file) : analyzeDocument(kind, text, file);
     this.documents.set(file, { text, open: true, analysis });
     if (definesServers(existing?.analysis) || definesServers(analysis)) this.invalidateRegistry(this.folderOf(file));
     return analysis;

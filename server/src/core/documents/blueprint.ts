@@ -124,7 +124,8 @@ export function analyzeBlueprint(text: string): BlueprintAnalysis {
   return { model, problems };
 }
 
-function readStep(node: JsonNode, index: number, problems: Problem[]): StepModel | undefined {
+/** Reads one element of `steps` (exported for re-analysis after an edit, core/documents/incremental.ts). */
+export function readStep(node: JsonNode, index: number, problems: Problem[]): StepModel | undefined {
   if (node.type !== 'object') {
     problems.push(problem('TP103', spanOf(node), `step #${index + 1} must be an object, found ${describeNodeType(node)}`));
     return undefined;

@@ -11,6 +11,7 @@
 import { analyzeBlueprint, type BlueprintModel } from './blueprint';
 import { analyzeConnector, type ConnectorModel } from './connector';
 import { capProblems, type Problem } from '../problems';
+import { reanalyzeBlueprint } from './incremental';
 import { analyzeSource, type SourceModel } from './source/analyzeSource';
 
 export type { SourceModel };
@@ -81,4 +82,18 @@ export function analyzeDocument(kind: DocumentKind, text: string, fileName?: str
       return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
     }
   }
+}
+
+/**
+ * Analyzes the new text of a document the caller analyzed before, reusing what the edit did not
+ * touch where that gives the same result (a blueprint edit inside one step: core/documents/incremental.ts),
+ * and analyzing the whole text otherwise. The previous analysis is consumed: the caller must not
+ * use it afterwards.
+ */
+export function reanalyzeDocument(kind: DocumentKind, previous: { readonly text: string; readonly analysis: DocumentAnalysis }, text: string, fileName?: string): DocumentAnalysis {
+  if (kind === 'blueprint' && previous.analysis.kind === 'blueprint') {
+    const analysis = reanalyzeBlueprint(previous.text, previous.analysis, text);
+    if (analysis) return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
+  }
+  return analyzeDocument(kind, text, fileName);
 }

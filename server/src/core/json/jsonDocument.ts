@@ -66,9 +66,12 @@ function tooDeepAt(text: string, limit: number): number {
   return -1;
 }
 
-/** True when a text nests deeper than Toolpin reads (callers of recursive parsers check first). */
-export function nestsTooDeep(text: string): boolean {
-  return tooDeepAt(text, MAX_NESTING) >= 0;
+/**
+ * True when a text nests deeper than Toolpin reads (callers of recursive parsers check first), or
+ * deeper than `limit` when a part of a document is checked on its own.
+ */
+export function nestsTooDeep(text: string, limit = MAX_NESTING): boolean {
+  return tooDeepAt(text, limit) >= 0;
 }
 
 /** Parses JSONC text (comments and trailing commas allowed) into a tree with offsets. */
@@ -126,7 +129,8 @@ class BoundedErrors extends Array<ParseError> {
   }
 }
 
-function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void {
+/** TP101 for every repeated key in the objects under `node` (parseJsonDocument and re-analysis after an edit). */
+export function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void {
   if (node.type === 'object') {
     const firstByKey = new Map<string, JsonNode>();
     for (const property of objectProperties(node)) {

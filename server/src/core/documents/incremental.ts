@@ -1,0 +1,207 @@
+/**
+ * Re-analysing a blueprint after an edit without re-reading the whole file.
+ *
+ * A keystroke in a 10,000-step blueprint changes one step. Parsing and checking all of them again
+ * costs more than the parse alone (issue 13); this module re-reads only the step the edit falls in
+ * and carries everything else over from the previous analysis, shifting offsets behind the edit.
+ *
+ * Contract: {@link reanalyzeBlueprint} returns exactly what `analyzeBlueprint(next)` would return
+ * (the same model values and spans, the same problems in the same order; a property test holds
+ * this), or `undefined` when it cannot be sure of that, and the caller then analyses the whole
+ * text. It is sure only when:
+ * - the previous text had no syntax error and no capped problem list (error recovery elsewhere
+ *   could change how the new text is read);
+ * - every changed character lies strictly inside one step object: its braces are untouched;
+ * - the new text of that step parses alone, without any error, as one object of exactly that
+ *   length.
+ *
+ * Ownership: the previous analysis is consumed. The parse-tree nodes behind the edit are shifted in
+ * place (allocating them again would cost what parsing does), so the previous analysis must not be
+ * used afterwards; its models and problems are replaced by new objects where their offsets move.
+ */
+import { parseTree, type ParseError } from 'jsonc-parser';
+import { collectDuplicateKeys, type JsonNode, MAX_NESTING, nestsTooDeep, type StringField } from '../json/jsonDocument';
+import { type Problem, type Span } from '../problems';
+import { type BlueprintAnalysis, type BlueprintModel, checkArgumentSecrets, checkChannels, checkSchemaPins, checkUniqueStepIds, readStep, type StepModel } from './blueprint';
+
+/**
+ * The fields of a parse-tree node this module moves. jsonc-parser declares them read-only, and
+ * TypeScript lets a read-only object be used through a type without the modifier: this type says
+ * where that happens.
+ */
+interface MovableNode {
+  offset: number;
+  length: number;
+  colonOffset?: number;
+  parent?: MovableNode;
+  children?: MovableNode[];
+}
+
+/** Where two texts differ: `[start, previousEnd)` of the old text became `[start, nextEnd)`. */
+export interface ChangedRegion {
+  readonly start: number;
+  readonly previousEnd: number;
+  readonly nextEnd: number;
+}
+
+/** The one region two texts differ in (common prefix and suffix removed), or undefined when equal. */
+export function changedRegion(previous: string, next: string): ChangedRegion | undefined {
+  const shorter = Math.min(previous.length, next.length);
+  let start = 0;
+  while (start < shorter && previous.charCodeAt(start) === next.charCodeAt(start)) start++;
+  if (start === shorter && previous.length === next.length) return undefined;
+  let suffix = 0;
+  const limit = shorter - start;
+  while (suffix < limit && previous.charCodeAt(previous.length - 1 - suffix) === next.charCodeAt(next.length - 1 - suffix)) suffix++;
+  return { start, previousEnd: previous.length - suffix, nextEnd: next.length - suffix };
+}
+
+/**
+ * Problems that compare steps with each other (unique ids, channel names and targets). They are
+ * computed again over the whole model after every edit, which is cheap: no parsing is involved.
+ */
+const CROSS_STEP_CODES: ReadonlySet<string> = new Set(['TP200', 'TP201', 'TP202', 'TP203']);
+
+/** The analysis of `next`, reusing `previous` (the analysis of `previousText`); see the contract above. */
+export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnalysis, next: string): BlueprintAnalysis | undefined {
+  if (previous.problems.some((found) => found.code === 'TP100' || found.code === 'TP106')) return undefined;
+  const region = changedRegion(previousText, next);
+  if (!region) return previous;
+  const steps = previous.model.steps;
+  const position = stepContaining(steps, region);
+  if (position < 0) return undefined;
+  const old = steps[position]!;
+  const delta = region.nextEnd - region.previousEnd;
+  const oldStart = old.node.offset;
+  const oldEnd = oldStart + old.node.length;
+  const stepText = next.slice(oldStart, oldEnd + delta);
+  // The step sits under its ancestors' brackets: it may nest only as deep as the rest of the limit.
+  if (nestsTooDeep(stepText, MAX_NESTING - containerDepth(old.node))) return undefined;
+  const errors: ParseError[] = [];
+  const node = parseTree(stepText, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0 || !node || node.type !== 'object' || node.offset !== 0 || node.length !== stepText.length) return undefined;
+  const parent = old.node.parent;
+  const slot = parent?.children?.indexOf(old.node) ?? -1;
+  if (!parent || slot < 0) return undefined;
+
+  // From here on the previous analysis is consumed: the new step goes into the tree, and
+  // everything behind it moves by `delta`.
+  shiftTree(node, oldStart);
+  const movable: MovableNode = node;
+  movable.parent = parent;
+  const siblings: MovableNode[] = parent.children!;
+  siblings[slot] = node;
+  if (delta !== 0) shiftBehind(node, delta);
+
+  const stepProblems: Problem[] = [];
+  collectDuplicateKeys(node, stepProblems);
+  const step = readStep(node, old.index, stepProblems);
+  if (!step) return undefined;
+  const single: BlueprintModel = { kind: 'blueprint', name: undefined, steps: [step] };
+  stepProblems.push(...checkSchemaPins(single), ...checkArgumentSecrets(single));
+
+  const nextSteps: StepModel[] = steps.slice();
+  nextSteps[position] = step;
+  if (delta !== 0) for (let index = position + 1; index < nextSteps.length; index++) nextSteps[index] = shiftedStep(nextSteps[index]!, delta);
+  const name = previous.model.name && previous.model.name.span.offset >= oldEnd ? shiftedField(previous.model.name, delta) : previous.model.name;
+  const model: BlueprintModel = { kind: 'blueprint', name, steps: nextSteps };
+
+  const problems: Problem[] = [];
+  for (const found of previous.problems) {
+    if (CROSS_STEP_CODES.has(found.code)) continue;
+    const offset = found.span.offset;
+    if (offset >= oldStart && offset < oldEnd) continue;
+    if (offset >= oldEnd) problems.push(shiftedProblem(found, delta, oldEnd));
+    // A problem on a node around the step (the whole blueprint, say) grows with it.
+    else if (delta !== 0 && offset + found.span.length >= oldEnd) problems.push({ ...found, span: { offset, length: found.span.length + delta } });
+    else problems.push(found);
+  }
+  problems.push(...stepProblems, ...checkUniqueStepIds(model), ...checkChannels(model));
+  problems.sort((a, b) => a.span.offset - b.span.offset);
+  return { model, problems };
+}
+
+/** The index of the step whose object strictly contains the changed region, or -1. */
+function stepContaining(steps: readonly StepModel[], region: ChangedRegion): number {
+  let low = 0;
+  let high = steps.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (steps[middle]!.node.offset < region.start) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  if (found < 0) return -1;
+  const node = steps[found]!.node;
+  // Strictly inside: after the opening brace, and ending before the closing one.
+  return region.start > node.offset && region.previousEnd < node.offset + node.length ? found : -1;
+}
+
+/** How many objects and arrays enclose a node. */
+function containerDepth(node: JsonNode): number {
+  let depth = 0;
+  for (let ancestor = node.parent; ancestor; ancestor = ancestor.parent) if (ancestor.type === 'object' || ancestor.type === 'array') depth++;
+  return depth;
+}
+
+/** Adds `delta` to the offset of a node and of everything under it. Iterative: trees may be deep. */
+function shiftTree(root: MovableNode, delta: number): void {
+  const pending: MovableNode[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    node.offset += delta;
+    if (node.colonOffset !== undefined) node.colonOffset += delta;
+    if (node.children) for (const child of node.children) pending.push(child);
+  }
+}
+
+/** After `node` grew by `delta`: its ancestors grow too, and every node after it moves. */
+function shiftBehind(node: MovableNode, delta: number): void {
+  let child = node;
+  for (let ancestor = node.parent; ancestor; child = ancestor, ancestor = ancestor.parent) {
+    ancestor.length += delta;
+    const siblings = ancestor.children ?? [];
+    for (let index = siblings.indexOf(child) + 1; index < siblings.length; index++) shiftTree(siblings[index]!, delta);
+  }
+}
+
+function shiftedSpan(span: Span, delta: number): Span {
+  return { offset: span.offset + delta, length: span.length };
+}
+
+function shiftedField(field: StringField, delta: number): StringField;
+function shiftedField(field: StringField | undefined, delta: number): StringField | undefined;
+function shiftedField(field: StringField | undefined, delta: number): StringField | undefined {
+  return field ? { value: field.value, span: shiftedSpan(field.span, delta) } : undefined;
+}
+
+/** A step behind the edit, with new span objects (its tree nodes were already shifted in place). */
+function shiftedStep(step: StepModel, delta: number): StepModel {
+  return {
+    index: step.index,
+    node: step.node,
+    id: shiftedField(step.id, delta),
+    effect: shiftedField(step.effect, delta),
+    mcp: step.mcp
+      ? {
+          toolName: shiftedField(step.mcp.toolName, delta),
+          expectedSchemaHash: shiftedField(step.mcp.expectedSchemaHash, delta),
+          pin: step.mcp.pin,
+          server: shiftedField(step.mcp.server, delta),
+          argumentsNode: step.mcp.argumentsNode,
+        }
+      : undefined,
+    channels: step.channels.map((channel) => ({ name: shiftedField(channel.name, delta), target: shiftedField(channel.target, delta) })),
+  };
+}
+
+/** A problem behind the edit, moved; a duplicate key's `firstOffset` moves with it when behind too. */
+function shiftedProblem(found: Problem, delta: number, editEnd: number): Problem {
+  const firstOffset = found.data?.['firstOffset'];
+  const data = typeof firstOffset === 'number' && firstOffset >= editEnd ? { ...found.data, firstOffset: firstOffset + delta } : found.data;
+  return { ...found, span: shiftedSpan(found.span, delta), ...(data ? { data } : {}) };
+}
