@@ -134,6 +134,26 @@ describe('re-analysis after an edit', () => {
     assert.ok(takenWithShift >= RUNS / 20, `an edit that changes the length took the fast path only ${takenWithShift} times`);
   });
 
+  test('the changed region of long texts equals a character-by-character scan', () => {
+    const naive = (a: string, b: string): ReturnType<typeof changedRegion> => {
+      if (a === b) return undefined;
+      let start = 0;
+      while (start < Math.min(a.length, b.length) && a[start] === b[start]) start++;
+      let suffix = 0;
+      while (suffix < Math.min(a.length, b.length) - start && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+      return { start, previousEnd: a.length - suffix, nextEnd: b.length - suffix };
+    };
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', 'b'), minLength: 1, maxLength: 40 }), fc.nat({ max: 3000 }), fc.nat(), fc.nat({ max: 5 }), fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 5 }), (unit, repeat, where, removed, inserted) => {
+        const before = unit.repeat(repeat + 1);
+        const offset = where % before.length;
+        const after = before.slice(0, offset) + inserted + before.slice(offset + removed);
+        assert.deepStrictEqual(changedRegion(before, after), naive(before, after));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   test('declines an edit that touches a step boundary or breaks the syntax', () => {
     const text = blueprintText([{ id: 'a', effect: 'mcp.invoke', tool: 'echo', pin: PINS[0]!, channel: undefined, argument: 'hello', comment: false, extraKey: false }], false);
     const open = text.indexOf('{ "id"');

@@ -44,9 +44,18 @@ export class PinStoreReader {
 
   /** Loads the entries of `pins` under `folder` and returns a synchronous lookup for verification. */
   async lookup(folder: string, pins: readonly ParsedPin[]): Promise<(pin: ParsedPin) => string | undefined> {
-    const wanted = [...new Set(pins.map((pin) => PinStoreReader.key(folder, pin)))].filter((file) => !this.found.has(file));
+    // A 10,000-step blueprint repeats a few pins thousands of times: paths are made per distinct pin.
+    const paths = new Map<string, string>();
+    for (const pin of pins) {
+      const id = `${pin.algorithm}:${pin.hex}`;
+      if (!paths.has(id)) paths.set(id, PinStoreReader.key(folder, pin));
+    }
+    const wanted = [...paths.values()].filter((file) => !this.found.has(file));
     await this.readPresent(folder, wanted, this.found);
-    return (pin) => this.found.get(PinStoreReader.key(folder, pin));
+    return (pin) => {
+      const file = paths.get(`${pin.algorithm}:${pin.hex}`) ?? PinStoreReader.key(folder, pin);
+      return this.found.get(file);
+    };
   }
 
   /**
@@ -76,9 +85,15 @@ export class PinStoreReader {
    */
   async lookupFull(folder: string, pins: ReadonlyArray<{ pin: ParsedPin; tool: string }>): Promise<(pin: ParsedPin, tool: string) => string | undefined> {
     const key = (pin: ParsedPin, tool: string): string => path.join(folder, ...fullDefinitionPath(pin.algorithm, pin.hex, tool).split('/'));
-    const wanted = [...new Set(pins.map((entry) => key(entry.pin, entry.tool)))];
+    // The entry's path hashes the tool name: computed once per distinct pin and tool.
+    const paths = new Map<string, string>();
+    const idOf = (pin: ParsedPin, tool: string): string => `${pin.algorithm}:${pin.hex}:${tool}`;
+    for (const entry of pins) {
+      const id = idOf(entry.pin, entry.tool);
+      if (!paths.has(id)) paths.set(id, key(entry.pin, entry.tool));
+    }
     const found = new Map<string, string>();
-    await this.readPresent(folder, wanted, found);
-    return (pin, tool) => found.get(key(pin, tool));
+    await this.readPresent(folder, [...paths.values()], found);
+    return (pin, tool) => found.get(paths.get(idOf(pin, tool)) ?? key(pin, tool));
   }
 }

@@ -46,15 +46,22 @@ export interface ChangedRegion {
 
 /** The one region two texts differ in (common prefix and suffix removed), or undefined when equal. */
 export function changedRegion(previous: string, next: string): ChangedRegion | undefined {
+  if (previous === next) return undefined;
   const shorter = Math.min(previous.length, next.length);
+  // Whole chunks first: comparing two slices is one native comparison, where a character loop
+  // over a 3 MB text costs milliseconds. Then character by character inside the first chunk that
+  // differs.
   let start = 0;
+  while (start + CHUNK <= shorter && previous.slice(start, start + CHUNK) === next.slice(start, start + CHUNK)) start += CHUNK;
   while (start < shorter && previous.charCodeAt(start) === next.charCodeAt(start)) start++;
-  if (start === shorter && previous.length === next.length) return undefined;
-  let suffix = 0;
   const limit = shorter - start;
+  let suffix = 0;
+  while (suffix + CHUNK <= limit && previous.slice(previous.length - suffix - CHUNK, previous.length - suffix) === next.slice(next.length - suffix - CHUNK, next.length - suffix)) suffix += CHUNK;
   while (suffix < limit && previous.charCodeAt(previous.length - 1 - suffix) === next.charCodeAt(next.length - 1 - suffix)) suffix++;
   return { start, previousEnd: previous.length - suffix, nextEnd: next.length - suffix };
 }
+
+const CHUNK = 4096;
 
 /**
  * Problems that compare steps with each other (unique ids, channel names and targets). They are
