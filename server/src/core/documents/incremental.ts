@@ -81,7 +81,7 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
   const delta = region.nextEnd - region.previousEnd;
   const oldStart = old.node.offset;
   const oldEnd = oldStart + old.node.length;
-  const stepText = next.slice(oldStart, oldEnd + delta);
+  const stepText = detached(next.slice(oldStart, oldEnd + delta));
   // The step sits under its ancestors' brackets: it may nest only as deep as the rest of the limit.
   if (nestsTooDeep(stepText, MAX_NESTING - containerDepth(old.node))) return undefined;
   const errors: ParseError[] = [];
@@ -126,6 +126,17 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
   problems.push(...stepProblems, ...checkUniqueStepIds(model), ...checkChannels(model));
   problems.sort((a, b) => a.span.offset - b.span.offset);
   return { model, problems };
+}
+
+/**
+ * A copy of a string that shares no memory with the text it was cut from. V8 represents a slice
+ * of a long string as a view into it, and the parser's string values are slices of its input: a
+ * step read from a plain slice would keep the whole text of that version alive, one more 3 MB text
+ * per keystroke. The round trip through JSON makes a flat copy (cheap: a step is short).
+ */
+function detached(text: string): string {
+  const copy: unknown = JSON.parse(JSON.stringify(text));
+  return typeof copy === 'string' ? copy : text;
 }
 
 /** The index of the step whose object strictly contains the changed region, or -1. */
