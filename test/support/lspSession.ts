@@ -132,7 +132,8 @@ export function createSession(connection: ProtocolConnection, context: () => str
         const already = published.find((params) => params.uri === uri && accept(params));
         if (already) return resolve(already);
         const timer = setTimeout(() => {
-          waiters.splice(waiters.findIndex((waiter) => waiter.resolve === done), 1);
+          const index = waiters.findIndex((waiter) => waiter.resolve === done);
+          if (index !== -1) waiters.splice(index, 1);
           const last = published.filter((params) => params.uri === uri).at(-1);
           reject(new Error(`no matching diagnostics for ${uri} within ${timeoutMs} ms; last published: ${last ? JSON.stringify(last.diagnostics.map((d) => [d.code, d.message])) : 'nothing'}${context()}`));
         }, timeoutMs);

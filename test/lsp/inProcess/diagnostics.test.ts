@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { schemaPin } from '../../../server/src/core/pins/pins';
+import { RefreshRequest } from '../../../server/src/protocol';
 import { startInProcessServer, type InProcessServer } from '../../support/inProcessServer';
 import { textAt } from '../../support/lspSession';
 import { ADD_NUMBERS, ECHO_SCHEMA_PIN, ECHO_UPPER } from '../../support/referenceVectors';
@@ -78,6 +79,20 @@ describe('drift diagnostics in process', () => {
     await server.servers.setTools('demo', [ECHO_WITH_SHOUT, ADD_NUMBERS]);
     const cleared = await server.diagnostics(uri, (params) => server.published.indexOf(params) >= again);
     assert.deepEqual(codes(cleared), []);
+  });
+
+  test('toolpin/refresh re-lists the named server through the listing source once, and re-publishes', async () => {
+    const text = blueprint(SHOUT_PIN);
+    const uri = workspace.write('refreshed.blueprint.jsonc', text);
+    server.open(uri, text);
+    await server.diagnostics(uri);
+    const source = server.servers.current;
+    const before = { refresh: source.calls.refresh, fetched: source.fetched.length, published: server.published.length };
+    await server.connection.sendRequest(RefreshRequest, { servers: ['demo'] });
+    assert.equal(source.calls.refresh - before.refresh, 1, 'one refresh of the source');
+    assert.deepEqual(source.fetched.slice(before.fetched), ['demo'], 'demo, and only demo, listed again once');
+    const republished = await server.diagnostics(uri, (params) => server.published.indexOf(params) >= before.published);
+    assert.deepEqual(codes(republished), []);
   });
 
   test('a server that cannot be listed is "cannot verify" (TP403), never drift', async () => {
