@@ -7,7 +7,7 @@
  * with a message saying what to set; it never hangs and never reports success for a suite it did
  * not run.
  *
- *   npm run build && VSCODE_EXECUTABLE_PATH=/usr/share/code/code npm run test:electron
+ *   npm run build && VSCODE_EXECUTABLE_PATH=<path of the code executable> npm run test:electron
  *   TOOLPIN_VSCODE_DOWNLOAD=1 npm run test:electron     (downloads VS Code; needs access to Microsoft's servers)
  *   TOOLPIN_VSCODE_DOWNLOAD=1 TOOLPIN_VSCODE_VERSION=stable npm run test:electron   (default: the version code-server embeds)
  */
@@ -50,7 +50,7 @@ function missingVsCode(env: NodeJS.ProcessEnv): string | undefined {
     }
   }
   if (env.TOOLPIN_VSCODE_DOWNLOAD === '1') return undefined;
-  return 'no desktop VS Code to run: set VSCODE_EXECUTABLE_PATH to its executable (for example /usr/share/code/code), or TOOLPIN_VSCODE_DOWNLOAD=1 to download one';
+  return 'no desktop VS Code to run: set VSCODE_EXECUTABLE_PATH to its executable (the `code` binary of a desktop install), or TOOLPIN_VSCODE_DOWNLOAD=1 to download one';
 }
 
 async function main(): Promise<number> {
