@@ -7,6 +7,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
+import { ECHO_SCHEMA_PIN, ECHO_TOOL_PIN, ECHO_UPPER } from '../support/referenceVectors';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -19,16 +20,8 @@ function run(args: string[], options: { input?: string; cwd?: string } = {}): { 
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const ECHO_UPPER = {
-  name: 'echo_upper',
-  description: 'Upper-case the input text (deterministic showcase demo tool).',
-  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Text to upper-case' } }, required: ['text'] },
-};
-const REFERENCE = {
-  name: 'echo_upper',
-  schemaPin: 'fnv1a64:a76fe8d6d023fca0',
-  toolPin: 'sha256:e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454',
-};
+/** What `toolpin hash --format json` prints for the reference tool: the contract's vectors. */
+const REFERENCE = { name: ECHO_UPPER.name, schemaPin: ECHO_SCHEMA_PIN, toolPin: ECHO_TOOL_PIN };
 
 describe('toolpin hash', () => {
   test('reproduces the contract reference vectors from a tools/list result on stdin (json)', () => {

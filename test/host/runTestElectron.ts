@@ -1,12 +1,15 @@
 /**
  * Runs the in-host suite (test/host/suite) in desktop VS Code through @vscode/test-electron.
  *
- * For machines that can download VS Code builds (a contributor's laptop). Machines that cannot
- * (CI here) use test/host/run-code-server.mjs instead: the same suite inside code-server. This
- * launcher fails fast with a clear message when the download is impossible; it never hangs.
+ * For machines with a desktop VS Code (a contributor's laptop). CI has none and runs the same
+ * suite inside code-server (test/host/run-code-server.mjs); test/run-all.sh runs this launcher
+ * only when VSCODE_EXECUTABLE_PATH is set. Without a VS Code to run, the launcher fails at once
+ * with a message saying what to set; it never hangs and never reports success for a suite it did
+ * not run.
  *
- *   npm run build && npm run test:electron
- *   TOOLPIN_VSCODE_VERSION=stable npm run test:electron      (default: the version code-server embeds)
+ *   npm run build && VSCODE_EXECUTABLE_PATH=<path of the code executable> npm run test:electron
+ *   TOOLPIN_VSCODE_DOWNLOAD=1 npm run test:electron     (downloads VS Code; needs access to Microsoft's servers)
+ *   TOOLPIN_VSCODE_DOWNLOAD=1 TOOLPIN_VSCODE_VERSION=stable npm run test:electron   (default: the version code-server embeds)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -31,9 +34,33 @@ const USER_SETTINGS = {
   'update.mode': 'none',
 };
 
+/**
+ * Why this machine cannot run the suite in desktop VS Code, or undefined when it can: either
+ * VSCODE_EXECUTABLE_PATH names an executable file, or TOOLPIN_VSCODE_DOWNLOAD=1 allows a download.
+ */
+function missingVsCode(env: NodeJS.ProcessEnv): string | undefined {
+  const executable = env.VSCODE_EXECUTABLE_PATH;
+  if (executable) {
+    try {
+      fs.accessSync(executable, fs.constants.X_OK);
+      if (!fs.statSync(executable).isFile()) return `VSCODE_EXECUTABLE_PATH=${executable} is not a file`;
+      return undefined;
+    } catch {
+      return `VSCODE_EXECUTABLE_PATH=${executable} is not an executable file`;
+    }
+  }
+  if (env.TOOLPIN_VSCODE_DOWNLOAD === '1') return undefined;
+  return 'no desktop VS Code to run: set VSCODE_EXECUTABLE_PATH to its executable (the `code` binary of a desktop install), or TOOLPIN_VSCODE_DOWNLOAD=1 to download one';
+}
+
 async function main(): Promise<number> {
   // out/test/host/runTestElectron.js → repository root.
   const root = path.resolve(__dirname, '..', '..', '..');
+  const missing = missingVsCode(process.env);
+  if (missing) {
+    console.error(`test:electron: FAILED, the suite did not run: ${missing}.\ntest:electron: the same suite runs in code-server with: npm run test:host`);
+    return 1;
+  }
   const extensionTestsPath = path.join(root, 'out', 'test', 'host', 'suite', 'index.js');
   if (!fs.existsSync(extensionTestsPath) || !fs.existsSync(path.join(root, 'dist', 'client.js'))) {
     console.error('test:electron: out/test/host/suite/index.js or dist/client.js is missing; run "npm run build" first');
@@ -57,7 +84,8 @@ async function main(): Promise<number> {
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
 
   const version = process.env.TOOLPIN_VSCODE_VERSION || DEFAULT_VSCODE_VERSION;
-  console.log(`test:electron: VS Code ${version}, run folder ${path.relative(root, runDir)}`);
+  const vscodeExecutablePath = process.env.VSCODE_EXECUTABLE_PATH || undefined;
+  console.log(`test:electron: ${vscodeExecutablePath ? `VS Code at ${vscodeExecutablePath}` : `VS Code ${version} (downloaded)`}, run folder ${path.relative(root, runDir)}`);
 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -66,7 +94,8 @@ async function main(): Promise<number> {
   try {
     const code = await Promise.race([
       runTests({
-        version,
+        // With an executable, no download happens and `version` is not used.
+        ...(vscodeExecutablePath ? { vscodeExecutablePath } : { version }),
         timeout: DOWNLOAD_IDLE_TIMEOUT_MS,
         cachePath: path.join(root, '.vscode-test'),
         extensionDevelopmentPath: root,

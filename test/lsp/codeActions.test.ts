@@ -7,20 +7,15 @@
  * action, which lower-cases but never guesses.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CodeAction, Diagnostic, TextDocumentEdit, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
-import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
+import { startTestServer, type TestServer } from '../support/lspClient';
+import { ECHO_SCHEMA_PIN, ECHO_TOOL_PIN } from '../support/referenceVectors';
+import { createWorkspace, FIXTURE_SERVER, fixtureServer, type WorkspaceFixture } from '../support/workspaceFixture';
 
-const root = repoRoot();
-const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
-const ECHO_SCHEMA_PIN = 'fnv1a64:a76fe8d6d023fca0';
 const ADD_SCHEMA_UPPER = 'fnv1a64:00112233AABBCCDD';
 /** Not the schema pin of reverse_text: it drifted (TP400). */
 const DRIFTED_PIN = 'fnv1a64:0000000000000000';
-const ECHO_TOOL_PIN = 'sha256:e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';
 
 function blueprint(server: string, addPin: string, reversePin = DRIFTED_PIN): string {
   return `{
@@ -43,7 +38,7 @@ function connector(include: string, pin: string): string {
   "name": "demo_tools",
   "provider": "mcp",
   "providerConfig": {
-    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(fixtureServer)}, "--stdio"] },
+    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(FIXTURE_SERVER)}, "--stdio"] },
     "include": [
 ${include}
     ],
@@ -78,22 +73,19 @@ function documentEdits(action: CodeAction, uri: string): TextEdit[] {
 
 describe('quick fixes in the editor', () => {
   let server: TestServer;
-  let workspace: string;
+  let workspace: WorkspaceFixture;
   let blueprintUri: string;
   let connectorUri: string;
   const blueprintText = blueprint('memroy', ADD_SCHEMA_UPPER);
   const connectorText = connector(`      "echo_upper",\n      "revers_text", // the one we need\n`, ECHO_TOOL_PIN.toUpperCase());
 
   before(async () => {
-    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-fixes-'));
-    const fixture = { command: process.execPath, args: [fixtureServer, '--stdio'] };
-    writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { memory: fixture, everything: fixture } }));
-    blueprintUri = `file://${path.join(workspace, 'fixes.blueprint.jsonc')}`;
-    connectorUri = `file://${path.join(workspace, 'demo.connector.jsonc')}`;
-    writeFileSync(path.join(workspace, 'fixes.blueprint.jsonc'), blueprintText);
-    writeFileSync(path.join(workspace, 'demo.connector.jsonc'), connectorText);
+    workspace = createWorkspace('toolpin-fixes-', { 'fixes.blueprint.jsonc': blueprintText, 'demo.connector.jsonc': connectorText });
+    workspace.mcpServers({ memory: fixtureServer(), everything: fixtureServer() });
+    blueprintUri = workspace.uriOf('fixes.blueprint.jsonc');
+    connectorUri = workspace.uriOf('demo.connector.jsonc');
     server = await startTestServer({
-      rootUri: `file://${workspace}`,
+      rootUri: workspace.uri,
       capabilities: { workspace: { workspaceEdit: { documentChanges: true, resourceOperations: ['create'] } } },
     });
     server.open(blueprintUri, blueprintText);
@@ -102,7 +94,7 @@ describe('quick fixes in the editor', () => {
 
   after(async () => {
     await server.stop();
-    rmSync(workspace, { recursive: true, force: true });
+    workspace.remove();
   });
 
   async function diagnostic(uri: string, code: string): Promise<Diagnostic> {
@@ -161,7 +153,7 @@ describe('quick fixes in the editor', () => {
   });
 
   test('fix-all with nothing drifted is titled by what it does', async () => {
-    const uri = `file://${path.join(workspace, 'lower.blueprint.jsonc')}`;
+    const uri = workspace.uriOf('lower.blueprint.jsonc');
     const text = blueprint('memory', ADD_SCHEMA_UPPER, ADD_SCHEMA_UPPER.replace('00112233', '44556677'));
     server.open(uri, text);
     const malformed = await diagnostic(uri, 'TP204');
@@ -202,11 +194,11 @@ describe('quick fixes in the editor', () => {
   });
 
   test('TP308 removes the duplicate include entry; TP305 offers to add the pinned tool to include or to drop its pin', async () => {
-    const uri = `file://${path.join(workspace, 'duplicate.connector.jsonc')}`;
+    const uri = workspace.uriOf('duplicate.connector.jsonc');
     const text = `{
   "name": "dup_tools", "provider": "mcp",
   "providerConfig": {
-    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(fixtureServer)}, "--stdio"] },
+    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(FIXTURE_SERVER)}, "--stdio"] },
     "include": ["echo_upper", /* again: */ "echo_upper"],
     "toolsSnapshot": { "echo_upper": "${ECHO_TOOL_PIN}", "add_numbers": "${ECHO_TOOL_PIN}" }
   }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { PROBLEM_CODES } from '../../server/src/core/problems';
+import { ServerInfoRequest } from '../../server/src/protocol';
 import { compact, notifyConfiguration, repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 
 const BROKEN = `{
@@ -110,14 +112,19 @@ describe('language server over a real stdio connection', () => {
     const published = await server.diagnostics(uri);
     assert.ok(published.diagnostics.length > 0);
     assert.ok(published.diagnostics.some((diagnostic) => diagnostic.code === 'TP100'), 'the syntax error is reported');
-    const info = await server.connection.sendRequest('toolpin/serverInfo');
-    assert.ok((info as { version: string }).version.length > 0);
+    const info = await server.connection.sendRequest(ServerInfoRequest);
+    assert.ok(info.version.length > 0);
   });
 
-  test('toolpin/serverInfo lists every problem code', async () => {
-    const info = (await server.connection.sendRequest('toolpin/serverInfo')) as { problemCodes: Array<{ code: string }> };
+  test('toolpin/serverInfo lists every problem code, with its severity and title, and nothing else', async () => {
+    const info = await server.connection.sendRequest(ServerInfoRequest);
+    const expected = Object.entries(PROBLEM_CODES).map(([code, entry]) => ({ code, severity: entry.severity, title: entry.title }));
+    assert.deepEqual(info.problemCodes, expected);
+    // The table itself is checked against docs/diagnostics.md (test/unit/docs.test.ts); here, that
+    // every band reached the client and no code came twice.
     const codes = info.problemCodes.map((entry) => entry.code);
-    assert.ok(codes.includes('TP200') && codes.includes('TP305'));
+    assert.equal(new Set(codes).size, codes.length, 'no code is listed twice');
+    assert.deepEqual([...new Set(codes.map((code) => code.slice(0, 3)))].sort(), ['TP1', 'TP2', 'TP3', 'TP4']);
   });
 });
 

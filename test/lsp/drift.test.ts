@@ -6,16 +6,13 @@
  * hover shows what changed, because the store has the pinned content.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CodeAction, CreateFile, Hover, TextDocumentEdit, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
-import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
-
-const root = repoRoot();
-const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
-const ECHO_SCHEMA_PIN = 'fnv1a64:a76fe8d6d023fca0';
+import { startTestServer, type TestServer } from '../support/lspClient';
+import { ECHO_SCHEMA_PIN } from '../support/referenceVectors';
+import { createWorkspace, fixtureServer, type WorkspaceFixture } from '../support/workspaceFixture';
 
 function blueprint(pin: string): string {
   return `{
@@ -41,30 +38,28 @@ function applyTextEdits(text: string, edits: readonly TextEdit[], lines = text.s
 
 describe('drift in the editor, live', () => {
   let server: TestServer;
-  let workspace: string;
+  let workspace: WorkspaceFixture;
   let control: string;
   let uri: string;
   let text: string;
 
   before(async () => {
-    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-drift-'));
-    control = path.join(workspace, 'control.json');
+    workspace = createWorkspace('toolpin-drift-');
     // The server has already moved when the editor opens: echo_upper's schema gained a property.
-    writeFileSync(control, JSON.stringify({ version: 1, rewrite: { echo_upper: { inputSchema: { type: 'object', properties: { text: { type: 'string' }, shout: { type: 'boolean' } }, required: ['text'] } } } }));
-    writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fixtureServer, '--stdio', '--control-file', control] } } }));
-    mkdirSync(path.join(workspace, 'flows'));
-    uri = `file://${path.join(workspace, 'flows', 'shout.blueprint.jsonc')}`;
+    workspace.write('control.json', { version: 1, rewrite: { echo_upper: { inputSchema: { type: 'object', properties: { text: { type: 'string' }, shout: { type: 'boolean' } }, required: ['text'] } } } });
+    control = workspace.path('control.json');
+    workspace.mcpServers({ demo: fixtureServer('--control-file', control) });
     text = blueprint(ECHO_SCHEMA_PIN);
-    writeFileSync(path.join(workspace, 'flows', 'shout.blueprint.jsonc'), text);
+    uri = workspace.write('flows/shout.blueprint.jsonc', text);
     server = await startTestServer({
-      rootUri: `file://${workspace}`,
+      rootUri: workspace.uri,
       capabilities: { workspace: { workspaceEdit: { documentChanges: true, resourceOperations: ['create'] } } },
     });
   });
 
   after(async () => {
     await server.stop();
-    rmSync(workspace, { recursive: true, force: true });
+    workspace.remove();
   });
 
   test('the drift diagnostic names the tool, the server and both hashes', async () => {
@@ -131,7 +126,7 @@ describe('drift in the editor, live', () => {
     const edited = applyTextEdits(text, documentEdits);
     assert.equal(edited, blueprint(newPin), 'only the pin changed; the comment and layout are kept');
     text = edited;
-    writeFileSync(path.join(workspace, 'flows', 'shout.blueprint.jsonc'), text);
+    workspace.write('flows/shout.blueprint.jsonc', text);
     server.change(uri, 2, [{ text }]);
     const cleared = await server.diagnostics(uri, (params) => params.version === 2, 10_000);
     assert.deepEqual(cleared.diagnostics.filter((diagnostic) => diagnostic.code === 'TP400'), []);

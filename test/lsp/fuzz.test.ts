@@ -41,6 +41,7 @@ import {
   type PublishDiagnosticsParams,
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
+import { ServerInfoRequest } from '../../server/src/protocol';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 
 const SEED = Number(process.env.TOOLPIN_FUZZ_SEED ?? 20260901);
@@ -729,7 +730,7 @@ describe('fuzz: cases found', () => {
     // client did not declare workspace.workspaceFolders; it arrives as a type-1 log message.
     const subject = await caseServer(workspace, { workspaceFolders: false });
     try {
-      await subject.server.connection.sendRequest('toolpin/serverInfo');
+      await subject.server.connection.sendRequest(ServerInfoRequest);
       assert.deepEqual(subject.errors(), []);
     } finally {
       await stopServer(subject.server);

@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { HistoryReport } from '../../server/src/core/history/history';
+import { HistoryExecutionsRequest, type HistoryReport, HistoryRequest, LocateStepRequest } from '../../server/src/protocol';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 
 const fixtureServer = path.join(repoRoot(), 'test', 'fixtures', 'servers', 'fixture-server.mjs');
@@ -45,9 +45,9 @@ after(async () => {
 async function report(staleOnly = false): Promise<HistoryReport> {
   // The live listing arrives asynchronously: ask until the live hash is known (bounded).
   for (let attempt = 0; attempt < 100; attempt++) {
-    const result = (await server.connection.sendRequest('toolpin/history', { staleOnly })) as HistoryReport;
-    const tool = result.servers[0]?.tools[0];
-    if (tool && tool.liveState !== 'unknown') return result;
+    const result = await server.connection.sendRequest(HistoryRequest, { staleOnly });
+    const tool = result?.servers[0]?.tools[0];
+    if (result && tool && tool.liveState !== 'unknown') return result;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('the live hash never became known');
@@ -80,12 +80,13 @@ test('appending to the log notifies the client and the model reads only the tail
   const result = await report();
   const old = result.servers[0]!.tools[0]!.hashes.find((hash) => hash.schemaHash === OLD)!;
   assert.equal(old.count, 3);
-  const all = (await server.connection.sendRequest('toolpin/historyExecutions', { server: 'demo', tool: 'echo_upper', schemaHash: OLD })) as Array<{ executionId: string }>;
+  const all = await server.connection.sendRequest(HistoryExecutionsRequest, { server: 'demo', tool: 'echo_upper', schemaHash: OLD });
   assert.deepEqual(all.map((execution) => execution.executionId).sort(), ['exec_old_1', 'exec_old_2', 'exec_old_3']);
 });
 
 test('an execution leads to its blueprint step', async () => {
-  const location = (await server.connection.sendRequest('toolpin/locateStep', { blueprint: 'shout', stepId: 'shout' })) as { uri: string; range: { start: { line: number } } };
+  const location = await server.connection.sendRequest(LocateStepRequest, { blueprint: 'shout', stepId: 'shout' });
+  assert.ok(location, 'the step is found');
   assert.ok(location.uri.endsWith('/shout.blueprint.jsonc'));
   assert.equal(location.range.start.line, 2);
 });

@@ -12,15 +12,10 @@ import { after, before, describe, test } from 'node:test';
 import { type CodeAction, CodeActionRequest, type CreateFile, type TextDocumentEdit } from 'vscode-languageserver-protocol';
 import { fullDefinitionContent } from '../../server/src/core/verify/fullDefinition';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
+import { ECHO_TOOL_HEX, ECHO_UPPER } from '../support/referenceVectors';
 
 const root = repoRoot();
 const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
-const ECHO_TOOL_HEX = 'e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';
-const ECHO_UPPER = {
-  name: 'echo_upper',
-  description: 'Upper-case the input text (deterministic showcase demo tool).',
-  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Text to upper-case' } }, required: ['text'] },
-};
 
 describe('a tool that changed outside its pin, in the editor', () => {
   let server: TestServer;

@@ -6,16 +6,12 @@
  * verifies clean. The fix is never preferred: it is a guess from matching content.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CodeAction, Diagnostic, TextDocumentEdit, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { schemaPin, toolPin } from '../../server/src/core/pins/pins';
-import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
+import { startTestServer, type TestServer } from '../support/lspClient';
+import { createWorkspace, FIXTURE_SERVER, fixtureServer, type WorkspaceFixture } from '../support/workspaceFixture';
 
-const root = repoRoot();
-const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
 const SCHEMA = { type: 'object', properties: { path: { type: 'string', description: 'The file to read' } }, required: ['path'] };
 const READ_FILE = { name: 'read_file', description: 'Read a file.', inputSchema: SCHEMA };
 const READ_TEXT_FILE = { name: 'read_text_file', description: 'Read a file.', inputSchema: SCHEMA };
@@ -47,7 +43,7 @@ function connector(toolsFile: string, tool: string, pin: string): string {
   "name": "fs_tools",
   "provider": "mcp",
   "providerConfig": {
-    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(fixtureServer)}, "--stdio", "--tools-file", ${JSON.stringify(toolsFile)}] },
+    "transport": { "kind": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(FIXTURE_SERVER)}, "--stdio", "--tools-file", ${JSON.stringify(toolsFile)}] },
     "include": ["${tool}", "write_file"],
     "toolsSnapshot": { "${tool}": "${pin}", "write_file": "${toolPin(WRITE_FILE)}" }
   }
@@ -57,25 +53,23 @@ function connector(toolsFile: string, tool: string, pin: string): string {
 
 describe('the rename quick fix of TP401', () => {
   let server: TestServer;
-  let workspace: string;
+  let workspace: WorkspaceFixture;
   let toolsFile: string;
 
   before(async () => {
-    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-renames-'));
-    toolsFile = path.join(workspace, 'tools.json');
-    writeFileSync(toolsFile, JSON.stringify([READ_TEXT_FILE, WRITE_FILE]));
-    writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [fixtureServer, '--stdio', '--tools-file', toolsFile] } } }));
-    server = await startTestServer({ rootUri: `file://${workspace}`, capabilities: { workspace: { workspaceEdit: { documentChanges: true, resourceOperations: ['create'] } } } });
+    workspace = createWorkspace('toolpin-renames-', { 'tools.json': [READ_TEXT_FILE, WRITE_FILE] });
+    toolsFile = workspace.path('tools.json');
+    workspace.mcpServers({ fs: fixtureServer('--tools-file', toolsFile) });
+    server = await startTestServer({ rootUri: workspace.uri, capabilities: { workspace: { workspaceEdit: { documentChanges: true, resourceOperations: ['create'] } } } });
   });
 
   after(async () => {
     await server.stop();
-    rmSync(workspace, { recursive: true, force: true });
+    workspace.remove();
   });
 
   async function open(name: string, text: string, code: string): Promise<{ uri: string; found: Diagnostic; actions: CodeAction[] }> {
-    const uri = `file://${path.join(workspace, name)}`;
-    writeFileSync(path.join(workspace, name), text);
+    const uri = workspace.write(name, text);
     server.open(uri, text);
     const published = await server.diagnostics(uri, (params) => params.diagnostics.some((diagnostic) => diagnostic.code === code), 20_000);
     const found = published.diagnostics.find((diagnostic) => diagnostic.code === code)!;

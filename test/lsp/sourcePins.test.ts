@@ -6,17 +6,14 @@
  * nothing else, a computed value is TP110, and a TypeScript file without pins gets no diagnostics.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CodeAction, Hover, TextDocumentEdit, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
-import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
-
-const root = repoRoot();
-const fixtureServer = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
+import { startTestServer, type TestServer } from '../support/lspClient';
 /** echo_upper's schema pin as the fixture serves it unchanged; the control file rewrites it. */
-const ECHO_SCHEMA_PIN = 'fnv1a64:a76fe8d6d023fca0';
+import { ECHO_SCHEMA_PIN } from '../support/referenceVectors';
+import { createWorkspace, fixtureServer, type WorkspaceFixture } from '../support/workspaceFixture';
+
+const demo = fixtureServer('--control-file', 'control.json');
 const STALE_TOOL_PIN = `sha256:${'3'.repeat(64)}`;
 
 function module(schemaPin: string, toolPin: string): string {
@@ -28,7 +25,7 @@ export const demo = defineConnector({
   name: 'demo',
   provider: 'mcp',
   providerConfig: {
-    transport: { kind: 'stdio', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(fixtureServer)}, '--stdio', '--control-file', 'control.json'] },
+    transport: { kind: 'stdio', command: ${JSON.stringify(demo.command)}, args: [${demo.args.map((arg) => JSON.stringify(arg)).join(', ')}] },
     toolsSnapshot: { echo_upper: '${toolPin}' },
   },
 });
@@ -49,26 +46,27 @@ function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
 
 describe('pins in a TypeScript module, in the editor', () => {
   let server: TestServer;
-  let workspace: string;
+  let workspace: WorkspaceFixture;
   let uri: string;
   let text: string;
 
   before(async () => {
-    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-source-'));
-    // echo_upper's schema gained a property since both pins were taken.
-    writeFileSync(path.join(workspace, 'control.json'), JSON.stringify({ version: 1, rewrite: { echo_upper: { inputSchema: { type: 'object', properties: { text: { type: 'string' }, shout: { type: 'boolean' } }, required: ['text'] } } } }));
-    uri = `file://${path.join(workspace, 'pins.ts')}`;
     text = module(ECHO_SCHEMA_PIN, STALE_TOOL_PIN);
-    writeFileSync(path.join(workspace, 'pins.ts'), text);
-    writeFileSync(path.join(workspace, 'plain.ts'), 'export const answer = 42;\n');
-    // Never opened: the workspace scan reads it because it names a pin module.
-    writeFileSync(path.join(workspace, 'scanned.mts'), "import { mcpInvoke$ } from '@loom/plugin-mcp';\nexport const s = mcpInvoke$('s', { toolName: 'echo_upper', expectedSchemaHash: 'fnv1a64:XYZ' });\n");
-    server = await startTestServer({ rootUri: `file://${workspace}` });
+    workspace = createWorkspace('toolpin-source-', {
+      // echo_upper's schema gained a property since both pins were taken.
+      'control.json': { version: 1, rewrite: { echo_upper: { inputSchema: { type: 'object', properties: { text: { type: 'string' }, shout: { type: 'boolean' } }, required: ['text'] } } } },
+      'pins.ts': text,
+      'plain.ts': 'export const answer = 42;\n',
+      // Never opened: the workspace scan reads it because it names a pin module.
+      'scanned.mts': "import { mcpInvoke$ } from '@loom/plugin-mcp';\nexport const s = mcpInvoke$('s', { toolName: 'echo_upper', expectedSchemaHash: 'fnv1a64:XYZ' });\n",
+    });
+    uri = workspace.uriOf('pins.ts');
+    server = await startTestServer({ rootUri: workspace.uri });
   });
 
   after(async () => {
     await server.stop();
-    rmSync(workspace, { recursive: true, force: true });
+    workspace.remove();
   });
 
   test('drift diagnostics sit on the pin literals of both calls; the computed argument is TP110', async () => {
@@ -115,14 +113,14 @@ describe('pins in a TypeScript module, in the editor', () => {
   });
 
   test('a module on disk that is never opened is checked by the workspace scan', async () => {
-    const scanned = `file://${path.join(workspace, 'scanned.mts')}`;
+    const scanned = workspace.uriOf('scanned.mts');
     const published = await server.diagnostics(scanned, (params) => params.diagnostics.some((diagnostic) => diagnostic.code === 'TP204'), 20_000);
     const malformed = published.diagnostics.find((diagnostic) => diagnostic.code === 'TP204')!;
     assert.deepEqual(malformed.range, { start: { line: 1, character: 79 }, end: { line: 1, character: 92 } }, "the range of 'fnv1a64:XYZ'");
   });
 
   test('a TypeScript file without pins gets no diagnostics', async () => {
-    const plain = `file://${path.join(workspace, 'plain.ts')}`;
+    const plain = workspace.uriOf('plain.ts');
     server.open(plain, 'export const answer = 42;\n', 'typescript');
     const published = await server.diagnostics(plain, () => true, 10_000);
     assert.deepEqual(published.diagnostics, []);

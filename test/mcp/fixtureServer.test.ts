@@ -17,6 +17,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+// The fixture serves the contract's reference tool exactly (docs/formats.md §2).
+import { ECHO_UPPER, FIXTURE_DEFAULT_TOOLS } from '../support/referenceVectors';
 import { isAlive, sleep, waitFor, within } from '../support/waiting';
 
 function findRoot(): string {
@@ -34,12 +36,6 @@ const FIXTURE = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.m
 const EVERYTHING = path.join(root, 'test', 'fixtures', 'tool-lists', 'everything.json');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolpin-fixture-test-'));
 const TEST_TIMEOUT = 15_000;
-
-const ECHO_UPPER = {
-  name: 'echo_upper',
-  description: 'Upper-case the input text (deterministic showcase demo tool).',
-  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Text to upper-case' } }, required: ['text'] },
-};
 
 /** A result schema that accepts anything, to see exactly what the server sent. */
 const Raw = z.object({}).passthrough();
@@ -233,6 +229,8 @@ describe('fixture MCP server', () => {
       assert.ok(Array.isArray(raw.tools));
       assert.equal(raw.tools.length, 3);
       assert.deepEqual(raw.tools[0], ECHO_UPPER);
+      // The in-process LSP tests' fake listing source serves these: it must match the fixture.
+      assert.deepEqual(raw.tools, FIXTURE_DEFAULT_TOOLS);
       assert.equal(raw.nextCursor, undefined);
       const listed = await client.listTools();
       assert.deepEqual(listed.tools.map((tool) => tool.name), ['echo_upper', 'add_numbers', 'reverse_text']);

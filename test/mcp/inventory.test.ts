@@ -26,6 +26,8 @@ import { type ServerListing, type UnavailableReason, type VerificationResult, ve
 import { environmentCredentials, Redactor } from '../../server/src/mcp/credentials';
 import { Inventory, type InventoryOptions } from '../../server/src/mcp/inventory';
 import { McpSession } from '../../server/src/mcp/session';
+// The contract's reference tool (docs/formats.md §2) and its two pins.
+import { ECHO_SCHEMA_PIN as ECHO_UPPER_SCHEMA_PIN, ECHO_TOOL_PIN as ECHO_UPPER_TOOL_PIN, ECHO_UPPER } from '../support/referenceVectors';
 import { isAlive, sleep, waitFor, within } from '../support/waiting';
 
 function findRoot(): string {
@@ -57,15 +59,6 @@ const PATIENT: Partial<InventoryOptions> = { requestTimeoutMs: 8000, overallTime
 /** Slack for process start-up on a loaded machine, on top of an overall timeout. */
 const SLACK_MS = 1500;
 const TEST_TIMEOUT = 20_000;
-
-/** The contract's reference tool (docs/formats.md §2) and its two pins. */
-const ECHO_UPPER = {
-  name: 'echo_upper',
-  description: 'Upper-case the input text (deterministic showcase demo tool).',
-  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Text to upper-case' } }, required: ['text'] },
-};
-const ECHO_UPPER_SCHEMA_PIN = 'fnv1a64:a76fe8d6d023fca0';
-const ECHO_UPPER_TOOL_PIN = 'sha256:e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';
 
 // ---------------------------------------------------------------------------------------------
 // Processes, files and clean-up

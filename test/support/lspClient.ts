@@ -1,7 +1,8 @@
 /**
  * A minimal LSP client for tests: starts the real built server as a child process over stdio and
- * speaks JSON-RPC to it with vscode-languageserver-protocol. Tests wait for notifications with a
- * predicate and a timeout, never a fixed sleep.
+ * speaks JSON-RPC to it with vscode-languageserver-protocol, through the session API every LSP test
+ * shares (test/support/lspSession.ts). Tests wait for notifications with a predicate and a timeout,
+ * never a fixed sleep.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -9,52 +10,28 @@ import {
   createProtocolConnection,
   type Diagnostic,
   DidChangeConfigurationNotification,
-  DidChangeTextDocumentNotification,
-  DidCloseTextDocumentNotification,
-  DidOpenTextDocumentNotification,
   ExitNotification,
-  InitializedNotification,
-  InitializeRequest,
   type ProtocolConnection,
-  PublishDiagnosticsNotification,
-  type PublishDiagnosticsParams,
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
-  type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
+import { type ClientOptions, createSession, initializeClient, type LspSession } from './lspSession';
 
 export function repoRoot(): string {
   // Compiled tests live in out/test/<suite>/ or out/test/support/.
   return path.resolve(__dirname, '..', '..', '..');
 }
 
-export interface TestServer {
-  readonly connection: ProtocolConnection;
+export interface TestServer extends LspSession {
   readonly process: ChildProcess;
   readonly stderr: () => string;
-  open(uri: string, text: string, languageId?: string): void;
-  change(uri: string, version: number, changes: TextDocumentContentChangeEvent[]): void;
-  close(uri: string): void;
-  /** Resolves with the first publication for `uri` that satisfies `accept`, or rejects on timeout. */
-  diagnostics(uri: string, accept?: (params: PublishDiagnosticsParams) => boolean, timeoutMs?: number): Promise<PublishDiagnosticsParams>;
-  /** Every publication received so far, in order. */
-  readonly published: PublishDiagnosticsParams[];
   stop(): Promise<void>;
 }
 
 export async function startTestServer(
-  options: {
+  options: ClientOptions & {
     command?: string[];
-    settings?: unknown;
-    configuration?: boolean;
-    rootUri?: string;
-    capabilities?: { workspace?: Record<string, unknown>; textDocument?: Record<string, unknown> };
-    /**
-     * What the client says about workspace trust, as VS Code does (default: trusted, since tests
-     * run their own fixture servers); `null` says nothing, as Neovim and most clients do.
-     */
-    trusted?: boolean | null;
     env?: NodeJS.ProcessEnv;
   } = {},
 ): Promise<TestServer> {
@@ -62,52 +39,16 @@ export async function startTestServer(
   const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
   let stderrText = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderrText += chunk.toString('utf8')));
-  const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
-  const published: PublishDiagnosticsParams[] = [];
-  const waiters: Array<{ uri: string; accept: (params: PublishDiagnosticsParams) => boolean; resolve: (params: PublishDiagnosticsParams) => void }> = [];
-  connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
-    published.push(params);
-    for (const waiter of [...waiters]) {
-      if (waiter.uri === params.uri && waiter.accept(params)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(params);
-      }
-    }
-  });
-  // Answer workspace/configuration with the given settings section, as an editor would.
-  connection.onRequest('workspace/configuration', () => [options.settings ?? {}]);
+  const connection: ProtocolConnection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+  const session = createSession(connection, () => `; stderr: ${stderrText}`);
   connection.listen();
-  await connection.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    rootUri: options.rootUri ?? null,
-    capabilities: {
-      workspace: { configuration: options.configuration ?? false, ...options.capabilities?.workspace },
-      textDocument: { publishDiagnostics: { versionSupport: true }, ...options.capabilities?.textDocument },
-    },
-    initializationOptions: {
-      ...(options.trusted === null ? {} : { trusted: options.trusted ?? true }),
-      ...(options.settings ? { settings: options.settings } : {}),
-    },
-  });
-  await connection.sendNotification(InitializedNotification.type, {});
+  // The server watches this process: it exits when the test process is gone.
+  await initializeClient(connection, options, process.pid);
 
   return {
-    connection,
+    ...session,
     process: child,
     stderr: () => stderrText,
-    published,
-    open: (uri, text, languageId = 'jsonc') =>
-      void connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } }),
-    change: (uri, version, contentChanges) =>
-      void connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges }),
-    close: (uri) => void connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } }),
-    diagnostics: (uri, accept = () => true, timeoutMs = 10_000) =>
-      new Promise((resolve, reject) => {
-        const already = published.find((params) => params.uri === uri && accept(params));
-        if (already) return resolve(already);
-        const timer = setTimeout(() => reject(new Error(`no matching diagnostics for ${uri} within ${timeoutMs} ms; stderr: ${stderrText}`)), timeoutMs);
-        waiters.push({ uri, accept, resolve: (params) => { clearTimeout(timer); resolve(params); } });
-      }),
     stop: async () => {
       try {
         await connection.sendRequest(ShutdownRequest.type);
@@ -124,7 +65,7 @@ export async function startTestServer(
   };
 }
 
-export function notifyConfiguration(server: TestServer, settings: unknown): void {
+export function notifyConfiguration(server: Pick<LspSession, 'connection'>, settings: unknown): void {
   void server.connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { toolpin: settings } });
 }
 

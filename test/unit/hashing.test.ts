@@ -6,15 +6,11 @@ import { canonicalJson } from '../../server/src/core/pins/canonicalJson';
 import { fnv1a64Hex, fnv1a64HexOfBytes } from '../../server/src/core/pins/fnv1a64';
 import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../../server/src/core/pins/pins';
 import { fnv1a64ReferenceHex } from '../support/fnv1a64Reference';
+// The contract's reference tool (docs/formats.md §2) and its published pins.
+import { ECHO_SCHEMA_PIN, ECHO_TOOL_PIN, ECHO_UPPER } from '../support/referenceVectors';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
-// The contract's reference tool (docs/formats.md §2).
-const ECHO_UPPER = {
-  name: 'echo_upper',
-  description: 'Upper-case the input text (deterministic showcase demo tool).',
-  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Text to upper-case' } }, required: ['text'] },
-};
 
 describe('FNV-1a 64', () => {
   const vectors: Array<[string, string]> = [
@@ -59,9 +55,9 @@ describe('FNV-1a 64', () => {
 });
 
 describe('pins', () => {
-  test('schema pin reference vector', () => assert.equal(schemaPin(ECHO_UPPER.inputSchema), 'fnv1a64:a76fe8d6d023fca0'));
+  test('schema pin reference vector', () => assert.equal(schemaPin(ECHO_UPPER.inputSchema), ECHO_SCHEMA_PIN));
   test('tool pin reference vector', () =>
-    assert.equal(toolPin(ECHO_UPPER), 'sha256:e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454'));
+    assert.equal(toolPin(ECHO_UPPER), ECHO_TOOL_PIN));
   test('the tool pin hashes exactly its canonical content (what sha256sum of a store entry prints)', () => {
     const content = toolPinContent(ECHO_UPPER);
     assert.equal(toolPin(ECHO_UPPER), `sha256:${createHash('sha256').update(content).digest('hex')}`);

@@ -26,20 +26,13 @@ import {
 } from '../../server/src/core/verify/registry';
 import { describeAge, type PinVerdict, type ServerListing, summarize, type VerificationContext, verifyBlueprint, verifyConnector } from '../../server/src/core/verify/verify';
 import { buildWorkspaceRegistry } from '../../server/src/engine/workspaceRegistry';
+/** The contract's reference tool (docs/formats.md §2) and its pins. */
+import { ECHO_SCHEMA_PIN, ECHO_TOOL_HEX, ECHO_TOOL_PIN, ECHO_UPPER } from '../support/referenceVectors';
 
 // ---------------------------------------------------------------------------------------------
 // Tools, pins and listings
 // ---------------------------------------------------------------------------------------------
 
-/** The contract's reference tool (docs/formats.md §2) and its pins. */
-const ECHO_UPPER = {
-  name: 'echo_upper',
-  description: 'Upper-case the input text (deterministic showcase demo tool).',
-  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Text to upper-case' } }, required: ['text'] },
-};
-const ECHO_SCHEMA_PIN = 'fnv1a64:a76fe8d6d023fca0';
-const ECHO_TOOL_PIN = 'sha256:e836896e83a3d8284258b1c6d416de0b8c6e00b7dfc8153334522c587023f454';
-const ECHO_TOOL_HEX = ECHO_TOOL_PIN.slice('sha256:'.length);
 const ADD_NUMBERS = {
   name: 'add_numbers',
   description: 'Add two numbers.',
