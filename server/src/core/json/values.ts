@@ -30,3 +30,8 @@ export function isOneOf<T extends string>(allowed: readonly T[], value: unknown)
 export function errorCode(error: unknown): unknown {
   return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
 }
+
+/** The message of a thrown value: an Error's message, anything else as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
