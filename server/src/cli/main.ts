@@ -197,6 +197,9 @@ function commandHelp(name: string): string {
   return `Usage: toolpin ${spec.usage}\n\n${wrap(spec.summary, 0)}\n\nOptions:\n${options.join('\n')}\n${spec.notes ? `\n${wrap(spec.notes, 0)}\n` : ''}`;
 }
 
+/** The levels of `--fail-on` (declared here, not imported, so dist/cli.js stays free of the report module). */
+const FAIL_ON_LEVELS: readonly FailOn[] = ['security', 'drift', 'warning'];
+
 function parseFormat<F extends string>(command: string, value: string | undefined, allowed: readonly F[], io: CliIo): F | 'text' | undefined {
   if (value === undefined) return 'text';
   if (isOneOf(allowed, value)) return value;
@@ -238,9 +241,6 @@ function usageMessage(command: string, error: unknown): string {
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `toolpin ${command}: takes no arguments: ${message.replace(/^Unexpected argument /, '')}`;
   return `toolpin ${command}: ${message}`;
 }
-
-/** The levels of `--fail-on` (declared here, not imported, so dist/cli.js stays free of the report module). */
-const FAIL_ON_LEVELS: readonly FailOn[] = ['security', 'drift', 'warning'];
 
 const TIMEOUTS = (timeout: number | undefined) => (timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {});
 
