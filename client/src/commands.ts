@@ -127,7 +127,8 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
       // openings, so edits survive, and replaced when the extension's version changes.
       const source = vscode.Uri.joinPath(extension.extensionUri, 'examples');
       const target = vscode.Uri.joinPath(extension.globalStorageUri, 'example-workspace');
-      const version = String((extension.extension.packageJSON as { version?: unknown }).version ?? '');
+      const manifest: unknown = extension.extension.packageJSON;
+      const version = String((typeof manifest === 'object' && manifest !== null && 'version' in manifest ? manifest.version : undefined) ?? '');
       try {
         await vscode.workspace.fs.stat(vscode.Uri.joinPath(source, 'servers', 'bundled'));
       } catch {

@@ -36,7 +36,9 @@ export function credentialKey(name: string): string {
  */
 class CredentialFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    capabilities.experimental = { ...(capabilities.experimental as object | undefined), toolpinCredentials: true, toolpinReview: true };
+    // Other features may have declared experimental capabilities of their own: they are kept.
+    const declared = capabilities.experimental;
+    capabilities.experimental = { ...(typeof declared === 'object' && declared !== null ? declared : {}), toolpinCredentials: true, toolpinReview: true };
   }
   getState(): { kind: 'static' } {
     return { kind: 'static' };

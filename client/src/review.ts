@@ -91,11 +91,15 @@ async function details(client: LanguageClient, uri: vscode.Uri, position: vscode
   return client.sendRequest(PinDetailsRequest, { uri: uri.toString(), position: { line: position.line, character: position.character } });
 }
 
+/** A position as a command argument carries it: a vscode.Position, or its JSON form `{line, character}`. */
+function isPositionLike(value: unknown): value is { readonly line: number; readonly character: number } {
+  return typeof value === 'object' && value !== null && 'line' in value && typeof value.line === 'number' && 'character' in value && typeof value.character === 'number';
+}
+
 function target(uriArg: unknown, positionArg: unknown): { uri: vscode.Uri; position: vscode.Position } | undefined {
   const editor = vscode.window.activeTextEditor;
   const uri = typeof uriArg === 'string' ? vscode.Uri.parse(uriArg) : uriArg instanceof vscode.Uri ? uriArg : editor?.document.uri;
-  const raw = positionArg as { line?: number; character?: number } | undefined;
-  const position = raw && typeof raw.line === 'number' && typeof raw.character === 'number' ? new vscode.Position(raw.line, raw.character) : editor?.selection.active;
+  const position = isPositionLike(positionArg) ? new vscode.Position(positionArg.line, positionArg.character) : editor?.selection.active;
   return uri && position ? { uri, position } : undefined;
 }
 

@@ -23,9 +23,19 @@ export interface ServerRuntime {
   readonly createListingSource?: (options: InventoryOptions) => ListingSource;
 }
 
+/**
+ * Whether a handle is a Node timer, as nodeRuntime.setTimeout gives out. Anything else is not a
+ * timer of this runtime, and Node's clearTimeout would ignore it too.
+ */
+function isNodeTimeout(handle: unknown): handle is NodeJS.Timeout {
+  return typeof handle === 'object' && handle !== null && 'hasRef' in handle && 'refresh' in handle;
+}
+
 export const nodeRuntime: ServerRuntime = {
   setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  clearTimeout: (handle) => {
+    if (isNodeTimeout(handle)) clearTimeout(handle);
+  },
   fileSystem: nodeFileSystem,
   env: process.env,
   now: () => Date.now(),

@@ -8,6 +8,7 @@
 import { CanonicalJsonError } from '../core/pins/canonicalJson';
 import { parseJsonDocument, valueOf } from '../core/json/jsonDocument';
 import { LineIndex } from '../core/json/lineIndex';
+import { errorMessage } from '../core/json/values';
 import { schemaPin, toolPin } from '../core/pins/pins';
 import { readTools } from '../core/verify/toolList';
 import type { CliIo } from './io';
@@ -25,7 +26,7 @@ export async function hashCommand(io: CliIo, args: { source: string; format: 'te
   try {
     text = args.source === '-' ? await io.readStdin() : await io.readFile(args.source);
   } catch (error) {
-    io.stderr(`toolpin hash: cannot read ${label}: ${(error as Error).message}\n`);
+    io.stderr(`toolpin hash: cannot read ${label}: ${errorMessage(error)}\n`);
     return 2;
   }
   const document = parseJsonDocument(text);

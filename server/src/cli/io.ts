@@ -27,7 +27,8 @@ export const processIo: CliIo = {
   readFile: (path) => readFile(path, 'utf8'),
   readStdin: async () => {
     const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    // Standard input has no encoding set, so it yields Buffers; anything else is taken as text.
+    for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), 'utf8'));
     return Buffer.concat(chunks).toString('utf8');
   },
   // Every credential value resolved during the command (server env, headers, credentialRef) is

@@ -9,6 +9,7 @@
  * standard error. `--help` prints the help (of the command, when one is given) and exits 0.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { errorCode, isOneOf } from '../core/json/values';
 import type { FailOn } from '../core/report/report';
 import { TOOLPIN_VERSION } from '../version';
 import { hashCommand } from './hashCommand';
@@ -196,9 +197,12 @@ function commandHelp(name: string): string {
   return `Usage: toolpin ${spec.usage}\n\n${wrap(spec.summary, 0)}\n\nOptions:\n${options.join('\n')}\n${spec.notes ? `\n${wrap(spec.notes, 0)}\n` : ''}`;
 }
 
+/** The levels of `--fail-on` (declared here, not imported, so dist/cli.js stays free of the report module). */
+const FAIL_ON_LEVELS: readonly FailOn[] = ['security', 'drift', 'warning'];
+
 function parseFormat<F extends string>(command: string, value: string | undefined, allowed: readonly F[], io: CliIo): F | 'text' | undefined {
   if (value === undefined) return 'text';
-  if ((allowed as readonly string[]).includes(value)) return value as F;
+  if (isOneOf(allowed, value)) return value;
   io.stderr(`toolpin ${command}: unknown format "${value}"; use ${allowed.join(', ')}\n`);
   return undefined;
 }
@@ -224,17 +228,18 @@ async function askAtTerminal(question: string): Promise<boolean> {
 }
 
 /** The message of a parseArgs error, in the command's words (it names the offending option). */
-function usageMessage(command: string, error: Error & { code?: string }): string {
-  const code = error.code;
-  const option = /'(-[^']*)'/.exec(error.message)?.[1]?.replace(/^(--?[^\s=]+).*$/, '$1');
+function usageMessage(command: string, error: unknown): string {
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const option = /'(-[^']*)'/.exec(message)?.[1]?.replace(/^(--?[^\s=]+).*$/, '$1');
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
     const owners = Object.entries(COMMANDS)
       .filter(([, spec]) => Object.keys(spec.options).some((name) => `--${name}` === option || `-${spec.options[name]!.short}` === option))
       .map(([name]) => name);
     return `toolpin ${command}: unknown option ${option}${owners.length > 0 ? ` (an option of ${owners.map((name) => `toolpin ${name}`).join(', ')}, not of toolpin ${command})` : ''}`;
   }
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `toolpin ${command}: takes no arguments: ${error.message.replace(/^Unexpected argument /, '')}`;
-  return `toolpin ${command}: ${error.message}`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `toolpin ${command}: takes no arguments: ${message.replace(/^Unexpected argument /, '')}`;
+  return `toolpin ${command}: ${message}`;
 }
 
 const TIMEOUTS = (timeout: number | undefined) => (timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {});
@@ -273,22 +278,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  let values: Record<string, string | boolean | undefined>;
+  let values: Readonly<Record<string, unknown>>;
   let rest: string[];
   try {
     const options = Object.fromEntries(Object.entries(spec.options).map(([name, { type, short }]) => [name, short ? { type, short } : { type }]));
     const parsed = parseArgs({ args: afterCommand, allowPositionals: command !== 'lsp', strict: true, options });
-    values = parsed.values as Record<string, string | boolean | undefined>;
+    values = parsed.values;
     rest = parsed.positionals;
   } catch (error) {
-    io.stderr(`${usageMessage(command, error as Error & { code?: string })}\n\n${commandHelp(command)}`);
+    io.stderr(`${usageMessage(command, error)}\n\n${commandHelp(command)}`);
     return 2;
   }
   if (values.help) {
     io.stdout(commandHelp(command));
     return 0;
   }
-  const text = (name: string): string | undefined => values[name] as string | undefined;
+  // Every option read as text is declared `type: 'string'`, so parseArgs gives a string or nothing.
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
   const flag = (name: string): boolean => values[name] === true;
   if (text('workspace') !== undefined && !(await commands().checkWorkspaceFolder(io, command, text('workspace')!))) return 2;
 
@@ -307,13 +316,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
       const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
       const failOn = text('fail-on') ?? 'drift';
-      if (!['security', 'drift', 'warning'].includes(failOn)) {
+      if (!isOneOf(FAIL_ON_LEVELS, failOn)) {
         io.stderr(`toolpin check: --fail-on takes security, drift or warning, got "${failOn}"\n`);
         return 2;
       }
       if (!format || timeout === false || concurrency === false) return 2;
       return commands().checkCommand(io, {
-        failOn: failOn as FailOn,
+        failOn,
         paths: rest,
         ...(text('sarif-file') !== undefined ? { sarifFile: text('sarif-file')! } : {}),
         format,

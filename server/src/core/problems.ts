@@ -12,6 +12,14 @@
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
+/**
+ * What the policy did to a finding; reports and hovers show it, the exit status follows it.
+ * core/verify/policy.ts sets it (declared here so that a verdict can carry one too).
+ */
+export type PolicyNote =
+  | { readonly kind: 'severity'; readonly defaultSeverity: Severity; readonly text: string }
+  | { readonly kind: 'ignored'; readonly defaultSeverity: Severity; readonly until: string; readonly reason: string; readonly text: string };
+
 /** A half-open range of UTF-16 offsets into the document text, as jsonc-parser reports them. */
 export interface Span {
   readonly offset: number;

@@ -6,7 +6,6 @@
  * Tool names, descriptions and schemas come from servers and are untrusted: they are shown only in
  * code spans and fenced blocks (core/report/markdown.ts), never as markdown or command links.
  */
-import type { PolicedVerdict } from '../core/verify/policy';
 import { type Connection, type Hover, MarkupKind, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonicalJson, readStoreEntry } from '../core/review/changes';
@@ -62,7 +61,7 @@ export async function computeHover(document: TextDocument, offset: number, works
   // Drift is explained by "What changed" below; other states need their reason.
   if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${inlineCode(verdict.reason)}`);
   // What the repository's policy did to this pin's finding (its reason is the repository's text).
-  const policy = (verdict as PolicedVerdict | undefined)?.policy;
+  const policy = verdict?.policy;
   if (policy) lines.push('', `Policy: ${inlineCode(policy.text)}`);
   // Server text never goes into a table cell: a "|" there would split the cell even inside a code
   // span. The table holds only Toolpin's own text (hashes, ages).

@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, open, readFile, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
+import { errorCode, isRecord } from '../core/json/values';
 
 /** A lock older than this is taken over even if its owner seems alive (its pid was reused). */
 export const STALE_LOCK_MS = 60_000;
@@ -37,20 +38,20 @@ function ownerRunning(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }
 
 /** True when the lock at `lockPath` belongs to nobody who is still writing. */
 async function lockIsStale(lockPath: string): Promise<boolean> {
-  let owner: LockOwner | undefined;
+  let owner: unknown;
   try {
-    owner = JSON.parse(await readFile(lockPath, 'utf8')) as LockOwner;
+    owner = JSON.parse(await readFile(lockPath, 'utf8'));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false; // released meanwhile: retry at once
+    if (errorCode(error) === 'ENOENT') return false; // released meanwhile: retry at once
     owner = undefined; // being written right now, or garbage: judged by its age below
   }
-  if (owner && typeof owner.pid === 'number' && typeof owner.time === 'number') {
+  if (isRecord(owner) && typeof owner.pid === 'number' && typeof owner.time === 'number') {
     return !ownerRunning(owner.pid) || Date.now() - owner.time > STALE_LOCK_MS;
   }
   try {
@@ -79,7 +80,7 @@ export async function withFileLock<T>(file: string, action: () => Promise<T>, ti
       }
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errorCode(error) !== 'EEXIST') throw error;
     }
     if (await lockIsStale(lockPath)) {
       // Two processes may both find the lock stale; unlinking is harmless for the second one,
@@ -110,7 +111,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     target = await realpath(file);
     mode = (await stat(target)).mode & 0o7777;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errorCode(error) !== 'ENOENT') throw error;
   }
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.toolpin-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {

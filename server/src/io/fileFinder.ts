@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { Minimatch } from 'minimatch';
 import { documentKindOf } from '../core/documents/documents';
+import { errorCode } from '../core/json/values';
 import { mayHoldPins } from '../core/documents/source/sourceReader';
 
 /** Folder names never entered below the folder searched. */
@@ -107,7 +108,7 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
     try {
       entries = await readdir(folder, { withFileTypes: true });
     } catch (error) {
-      options.onUnreadable?.(folder, (error as NodeJS.ErrnoException).code ?? String(error));
+      options.onUnreadable?.(folder, String(errorCode(error) ?? error));
       continue;
     }
     let scopes = parentScopes;

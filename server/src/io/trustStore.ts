@@ -14,6 +14,7 @@
 import { promises as fs, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isArray, isRecord } from '../core/json/values';
 import type { FolderTrust } from '../core/trust';
 
 export interface TrustedServer {
@@ -51,8 +52,7 @@ export function canonicalFolder(folder: string): string {
 }
 
 function isTrustedServer(value: unknown): value is TrustedServer {
-  const candidate = value as Partial<TrustedServer> | null;
-  return typeof candidate === 'object' && candidate !== null && typeof candidate.fingerprint === 'string' && typeof candidate.display === 'string' && typeof candidate.name === 'string';
+  return isRecord(value) && typeof value.fingerprint === 'string' && typeof value.display === 'string' && typeof value.name === 'string';
 }
 
 /** Parses the record's text; anything unreadable yields the empty record and a problem. */
@@ -63,14 +63,13 @@ export function parseTrustRecord(text: string): { record: TrustRecord; problem?:
   } catch (error) {
     return { record: EMPTY, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
   }
-  const candidate = parsed as { version?: unknown; folders?: unknown } | null;
-  if (typeof candidate !== 'object' || candidate === null || candidate.version !== 1 || typeof candidate.folders !== 'object' || candidate.folders === null) {
+  if (!isRecord(parsed) || parsed.version !== 1 || typeof parsed.folders !== 'object' || parsed.folders === null) {
     return { record: EMPTY, problem: 'it is not a version 1 trust record' };
   }
   const folders: Record<string, TrustedFolder> = {};
-  for (const [folder, entry] of Object.entries(candidate.folders as Record<string, unknown>)) {
-    const value = entry as { trustedAt?: unknown; servers?: unknown } | null;
-    if (typeof value !== 'object' || value === null || !Array.isArray(value.servers)) continue;
+  const entries: Array<[string, unknown]> = Object.entries(parsed.folders);
+  for (const [folder, value] of entries) {
+    if (!isRecord(value) || !isArray(value.servers)) continue;
     folders[folder] = { trustedAt: typeof value.trustedAt === 'string' ? value.trustedAt : '', servers: value.servers.filter(isTrustedServer) };
   }
   return { record: { version: 1, folders } };

@@ -42,7 +42,15 @@ export const REDACTED = '«redacted»';
  * this module, and the copy that writes standard output must see the values the other registered.
  */
 const KNOWN_SECRETS = Symbol.for('toolpin.knownSecrets');
-const knownSecrets: Set<string> = ((globalThis as Record<symbol, Set<string> | undefined>)[KNOWN_SECRETS] ??= new Set<string>());
+const knownSecrets: Set<string> = sharedSecretSet();
+
+function sharedSecretSet(): Set<string> {
+  const existing: unknown = Reflect.get(globalThis, KNOWN_SECRETS);
+  if (existing instanceof Set) return existing;
+  const created = new Set<string>();
+  Reflect.set(globalThis, KNOWN_SECRETS, created);
+  return created;
+}
 
 function forms(secret: string): string[] {
   // Inside JSON (reports, SARIF, canonical tool content) a value with quotes, backslashes or
@@ -65,14 +73,22 @@ export function redactKnownSecrets(text: string): string {
 /** A JSON-like value with every string in it passed through {@link redactKnownSecrets}. */
 export function redactKnownSecretsDeep<T>(value: T): T {
   if (knownSecrets.size === 0) return value;
-  if (typeof value === 'string') return redactKnownSecrets(value) as T;
-  if (Array.isArray(value)) return value.map((item) => redactKnownSecretsDeep(item)) as T;
+  // The one cast of this module, and the right tool: the copy has T's shape (a string stays a
+  // string, an array an array, an object an object with the same values redacted), which the
+  // type system cannot follow through a walk of an unknown value. The one way it may differ is a
+  // key that held a secret, renamed on purpose.
+  return redactDeep(value) as T;
+}
+
+function redactDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactKnownSecrets(value);
+  if (Array.isArray(value)) return value.map((item: unknown) => redactDeep(item));
   if (typeof value === 'object' && value !== null) {
     const result: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(result, redactKnownSecrets(key), { value: redactKnownSecretsDeep(item), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(result, redactKnownSecrets(key), { value: redactDeep(item), enumerable: true, writable: true, configurable: true });
     }
-    return result as T;
+    return result;
   }
   return value;
 }

@@ -18,6 +18,7 @@ import type { ChildProcess } from 'node:child_process';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage, isRecord } from '../core/json/values';
 import { endProcessTree, spawnServerProcess, trackProcessTree, untrackProcessTree } from './processTree';
 import { toolFindingsOf } from './wireScan';
 
@@ -224,10 +225,10 @@ export class ProcessTreeStdioTransport implements Transport {
       message = deserializeMessage(line);
     } catch (error) {
       // A line that is not a JSON-RPC message: report it and keep reading the next ones.
-      this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${(error as Error).message}`));
+      this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${errorMessage(error)}`));
       return;
     }
-    if (Array.isArray((message as { result?: { tools?: unknown } }).result?.tools)) this.noteFindings(line);
+    if ('result' in message && isRecord(message.result) && Array.isArray(message.result.tools)) this.noteFindings(line);
     this.onmessage?.(message);
   }
 

@@ -29,6 +29,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 import crossSpawn from 'cross-spawn';
+import { errorCode, errorMessage } from '../core/json/values';
 
 export interface SpawnServerOptions {
   readonly cwd: string;
@@ -208,8 +209,7 @@ function signal(target: number, name: NodeJS.Signals, report?: (message: string)
     process.kill(target, name);
     return true;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ESRCH') report?.(`could not send ${name} to ${target < 0 ? `process group ${-target}` : `process ${target}`}: ${(error as Error).message}`);
+    if (errorCode(error) !== 'ESRCH') report?.(`could not send ${name} to ${target < 0 ? `process group ${-target}` : `process ${target}`}: ${errorMessage(error)}`);
     return false;
   }
 }
@@ -225,7 +225,7 @@ async function running(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
   if (process.platform !== 'linux') return true;
   try {

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { errorCode, isRecord } from '../core/json/values';
 import { type CollectedListing, collectListing } from '../core/verify/listing';
 import type { ServerDefinition } from '../core/verify/registry';
 import type { UnavailableReason } from '../core/verify/verify';
@@ -178,7 +179,7 @@ export class McpSession {
         return scanningResponse(response, noteWire);
       };
       try {
-        const sse = new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (target, init) => legacyFetch(target, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) }, fetch: legacyFetch });
+        const sse = new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (target, init) => legacyFetch(target, { ...init, headers: { ...init?.headers, ...headers } }) }, fetch: legacyFetch });
         return await McpSession.initialize(definition, sse, options, 'sse', legacyObserved, wire);
       } catch (legacyError) {
         throw McpSession.classify(legacyError, definition, legacyObserved, undefined, sentCredential);
@@ -256,7 +257,8 @@ export class McpSession {
   static classify(error: unknown, definition: ServerDefinition, observed: HttpObservation, stderr?: string, sentCredential = false): SessionError {
     if (error instanceof SessionError) return error;
     const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { code?: unknown }).code;
+    // A JSON-RPC or HTTP error's numeric code, or a Node system error's code such as 'ENOENT'.
+    const code = errorCode(error);
     const status = typeof code === 'number' && code >= 100 && code < 600 ? code : observed.status;
     const suffix = stderr ? ` (server said: ${stderr})` : '';
     if (status === 401) {
@@ -273,16 +275,16 @@ export class McpSession {
     }
     if (status === 403) return new SessionError('forbidden', 'HTTP 403: the credential is not allowed to list tools');
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout;
+      const timeout = isRecord(error.data) ? error.data.timeout : undefined;
       return new SessionError('timeout', `the server did not answer within ${typeof timeout === 'number' ? `${timeout} ms` : 'the request timeout'}${suffix}`);
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return new SessionError(definition.transport?.kind === 'stdio' ? 'crashed' : 'unreachable', `the connection closed${suffix}`);
     }
-    const errno = (error as NodeJS.ErrnoException).code;
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    if (errno === 'ENOENT') return new SessionError('unreachable', `cannot start "${definition.transport?.kind === 'stdio' ? definition.transport.command : definition.name}": command not found`);
-    if (errno === 'EACCES') return new SessionError('unreachable', 'cannot start the server: permission denied');
+    // fetch() rejects with a TypeError whose cause is the system error.
+    const cause = errorCode(isRecord(error) ? error.cause : undefined);
+    if (code === 'ENOENT') return new SessionError('unreachable', `cannot start "${definition.transport?.kind === 'stdio' ? definition.transport.command : definition.name}": command not found`);
+    if (code === 'EACCES') return new SessionError('unreachable', 'cannot start the server: permission denied');
     if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(message)) return new SessionError('unreachable', `cannot connect: ${cause ?? 'connection refused'}`);
     if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN') return new SessionError('unreachable', `cannot resolve the host (${cause})`);
     if (typeof status === 'number' && status >= 400) return new SessionError('protocol-error', `HTTP ${status}: ${message}`);

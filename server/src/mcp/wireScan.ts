@@ -9,6 +9,7 @@
  * caller can refuse to call such a tool verified.
  */
 import { type JSONPath, visit } from 'jsonc-parser';
+import { isRecord } from '../core/json/values';
 
 export interface WireFinding {
   /** Where: the path of the object that has the member twice, or of the string with the surrogate. */
@@ -68,7 +69,9 @@ export function toolFindingsOf(text: string): Array<[string, string]> {
   if (findings.length === 0) return [];
   let tools: unknown;
   try {
-    tools = (JSON.parse(text) as { result?: { tools?: unknown } } | null)?.result?.tools;
+    const parsed: unknown = JSON.parse(text);
+    const answer = isRecord(parsed) ? parsed.result : undefined;
+    tools = isRecord(answer) ? answer.tools : undefined;
   } catch {
     return [];
   }
@@ -77,7 +80,8 @@ export function toolFindingsOf(text: string): Array<[string, string]> {
   for (const finding of findings) {
     const [first, second, index] = finding.path;
     if (first !== 'result' || second !== 'tools' || typeof index !== 'number') continue;
-    const name = (tools[index] as { name?: unknown } | undefined)?.name;
+    const tool: unknown = tools[index];
+    const name = isRecord(tool) ? tool.name : undefined;
     if (typeof name !== 'string' || result.has(name)) continue;
     result.set(name, describeWireFinding({ ...finding, path: finding.path.slice(3) }));
   }

@@ -3,6 +3,7 @@
  * model with offsets, and the checks that need no live server.
  */
 import { describeNodeType, getProperty, type JsonNode, parseJsonDocument, spanOf, type StringField, stringField } from '../json/jsonDocument';
+import { isOneOf } from '../json/values';
 
 export type { StringField };
 import { isParsedPin, type ParsedPin, parsePin } from '../pins/pins';
@@ -217,7 +218,7 @@ export function checkChannels(model: BlueprintModel): Problem[] {
     if (step.channels.length === 0) continue;
     const isMcp = step.effect?.value === MCP_INVOKE;
     for (const channel of step.channels) {
-      if (!(CHANNEL_NAMES as readonly string[]).includes(channel.name.value)) {
+      if (!isOneOf(CHANNEL_NAMES, channel.name.value)) {
         problems.push(
           problem('TP202', channel.name.span, `unknown channel "${channel.name.value}" on ${stepLabel(step)}; an mcp.invoke step branches on ${CHANNEL_NAMES.join(' or ')}`, {
             data: { channel: channel.name.value },

@@ -14,6 +14,7 @@ import { isDriftData, isSecurityData, type DriftData, type SecurityData } from '
 import { isParsedPin, type ParsedPin, parsePin } from '../pins/pins';
 import type { CheckReport, ReportFileInput } from './report';
 import { LineIndex } from '../json/lineIndex';
+import { isRecord } from '../json/values';
 import { terminalSafe } from './terminalText';
 import { codeBlock, inlineCode } from './markdown';
 
@@ -59,8 +60,9 @@ function inItem(block: string): string {
 function contentOf(drift: DriftData, options: MarkdownOptions): string[] {
   let live: { description?: unknown; inputSchema?: unknown } = {};
   try {
-    const parsed = JSON.parse(drift.liveContent) as Record<string, unknown>;
-    live = drift.kind === 'schema' ? { inputSchema: parsed } : { description: parsed.description, inputSchema: parsed.inputSchema };
+    const parsed: unknown = JSON.parse(drift.liveContent);
+    if (drift.kind === 'schema') live = { inputSchema: parsed };
+    else if (isRecord(parsed)) live = { description: parsed.description, inputSchema: parsed.inputSchema };
   } catch {
     // Unreadable live content: shown as nothing, the summary line still says what changed.
   }
@@ -122,15 +124,14 @@ export function toMarkdown(report: CheckReport, files: readonly ReportFileInput[
     const lineOf = (offset: number): number => (lines ? lines.positionAt(offset).line + 1 : 0);
     out.push('', `### ${inlineCode(file.path)}`, '');
     const problems = input?.problems ?? [];
-    const drifts = problems.filter((found) => found.code === 'TP400' && isDriftData(found.data));
+    const drifts = problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ found, drift: found.data }] : []));
     if (drifts.length > 0) {
       out.push('**Drifted**', '');
-      for (const found of drifts) {
-        const drift = found.data as DriftData;
-        const cues = problems.find((other) => other.code === 'TP407' && other.span.offset === found.span.offset && isSecurityData(other.data));
+      for (const { found, drift } of drifts) {
+        const cues = problems.find((other) => other.code === 'TP407' && other.span.offset === found.span.offset && isSecurityData(other.data))?.data;
         out.push(`- ${inlineCode(drift.tool)} on ${inlineCode(drift.server)} (${drift.kind} pin, line ${lineOf(found.span.offset)}): ${inlineCode(drift.summary)}`);
         out.push(inItem(['', `Re-pin: ${inlineCode(drift.pinned)} → ${inlineCode(drift.live)}`].join('\n')));
-        if (cues) out.push('', inItem(securityLines(cues.data as SecurityData).join('\n')));
+        if (isSecurityData(cues)) out.push('', inItem(securityLines(cues).join('\n')));
         for (const part of contentOf(drift, options)) out.push('', inItem(part));
         out.push('');
       }

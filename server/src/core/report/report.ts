@@ -9,8 +9,8 @@ import { replacePinEdit } from '../documents/fixes';
 import { LineIndex, type Position } from '../json/lineIndex';
 import type { PolicedProblem, PolicedVerdict, PolicyNote } from '../verify/policy';
 import { isDriftData } from '../verify/payloads';
-import { PROBLEM_CODES, type Problem, type Severity } from '../problems';
-import type { PinState, PinVerdict, ServerListing } from '../verify/verify';
+import { PROBLEM_CODES, type Severity } from '../problems';
+import type { PinState, ServerListing } from '../verify/verify';
 
 export interface ReportRange {
   start: Position;
@@ -60,8 +60,9 @@ export interface ReportFileInput {
   /** The path as shown to users: relative to the working folder, with forward slashes. */
   readonly path: string;
   readonly text: string;
-  readonly verdicts: readonly PinVerdict[];
-  readonly problems: readonly Problem[];
+  /** Verdicts and problems with the policy already applied (a `policy` note) or without one. */
+  readonly verdicts: readonly PolicedVerdict[];
+  readonly problems: readonly PolicedProblem[];
 }
 
 export interface ReportServerInput {
@@ -87,7 +88,7 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
       state: verdict.state,
       reason: verdict.reason ?? null,
       range: rangeOf(lines, verdict.span),
-      ...((verdict as PolicedVerdict).policy ? { policy: (verdict as PolicedVerdict).policy } : {}),
+      ...(verdict.policy ? { policy: verdict.policy } : {}),
     }));
     for (const pin of pins) {
       if (pin.state === 'verified') summary.verified++;
@@ -103,7 +104,7 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
         severity: found.severity,
         message: found.message,
         range: rangeOf(lines, found.span),
-        ...((found as PolicedProblem).policy ? { policy: (found as PolicedProblem).policy } : {}),
+        ...(found.policy ? { policy: found.policy } : {}),
       }));
     summary.problems += problems.length;
     return { path: file.path, pins, problems };

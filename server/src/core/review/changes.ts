@@ -38,6 +38,7 @@ import { structuredPatch } from 'diff';
 import { canonicalJson } from '../pins/canonicalJson';
 import { fnv1a64Hex } from '../pins/fnv1a64';
 import type { ParsedPin } from '../pins/pins';
+import { isArray, isRecord, isStringArray } from '../json/values';
 import { sha256Hex } from '../pins/sha256';
 
 // ---------------------------------------------------------------------------------------------
@@ -190,7 +191,7 @@ export function readStoreEntry(pin: ParsedPin, text: string): StoreEntry {
   }
   const tool: PinnedToolContent = {
     name: value.name,
-    ...(value.description !== undefined ? { description: value.description as string } : {}),
+    ...(typeof value.description === 'string' ? { description: value.description } : {}),
     ...(value.inputSchema !== undefined ? { inputSchema: value.inputSchema } : {}),
   };
   return { ok: true, pin: 'tool', tool, text };
@@ -301,7 +302,8 @@ function readAnnotations(value: unknown): ToolAnnotations | undefined {
   const result: { -readonly [K in keyof ToolAnnotations]: ToolAnnotations[K] } = {};
   if (typeof value.title === 'string') result.title = value.title;
   for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
-    if (typeof value[key] === 'boolean') result[key] = value[key] as boolean;
+    const hint = value[key];
+    if (typeof hint === 'boolean') result[key] = hint;
   }
   return Object.keys(result).length > 0 ? result : undefined;
 }
@@ -430,12 +432,14 @@ function compareSchemas(before: unknown, after: unknown, at: Location, out: Sche
  * false when the pair is not such a wrapping.
  */
 function compareWrapping(a: Schema, b: Schema, at: Location, out: SchemaChange[]): boolean {
-  const aCore = stripAnnotations(a) as Schema;
-  const bCore = stripAnnotations(b) as Schema;
+  const aCore = stripSchemaAnnotations(a);
+  const bCore = stripSchemaAnnotations(b);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const pointer = `${at.pointer}/${key}`;
-    if (onlyKey(bCore, key) && !Object.prototype.hasOwnProperty.call(aCore, key) && Array.isArray(bCore[key])) {
-      const alternatives = bCore[key] as unknown[];
+    const aAlternatives = aCore[key];
+    const bAlternatives = bCore[key];
+    if (onlyKey(bCore, key) && !Object.prototype.hasOwnProperty.call(aCore, key) && isArray(bAlternatives)) {
+      const alternatives = bAlternatives;
       const covering = alternatives.findIndex((alternative) => covers(alternative, aCore));
       if (covering < 0) return false;
       const others = alternatives.filter((_, index) => index !== covering);
@@ -443,8 +447,8 @@ function compareWrapping(a: Schema, b: Schema, at: Location, out: SchemaChange[]
       out.push(change('alternatives-added', impact, pointer, at.argument, `${subject(at)} now also accepts ${others.length} other alternative${others.length === 1 ? '' : 's'} (${key})`, a, b));
       return true;
     }
-    if (onlyKey(aCore, key) && !Object.prototype.hasOwnProperty.call(bCore, key) && Array.isArray(aCore[key])) {
-      const alternatives = aCore[key] as unknown[];
+    if (onlyKey(aCore, key) && !Object.prototype.hasOwnProperty.call(bCore, key) && isArray(aAlternatives)) {
+      const alternatives = aAlternatives;
       if (alternatives.every((alternative) => covers(bCore, alternative))) {
         out.push(change('alternatives-removed', 'widening', at.pointer, at.argument, `${subject(at)} is no longer a choice of alternatives (${key}); the new schema accepts every one of them`, a, b));
         return true;
@@ -663,7 +667,7 @@ function compareItems(a: Schema, b: Schema, at: Location, out: SchemaChange[]): 
   }
 }
 
-function compareTuple(before: unknown[] | undefined, after: unknown[] | undefined, rawBefore: unknown, rawAfter: unknown, pointer: string, at: Location, out: SchemaChange[]): void {
+function compareTuple(before: readonly unknown[] | undefined, after: readonly unknown[] | undefined, rawBefore: unknown, rawAfter: unknown, pointer: string, at: Location, out: SchemaChange[]): void {
   if (!before || !after || before.length !== after.length) {
     out.push(change('other-changed', 'may-break', pointer, at.argument, `the item schemas of ${subject(at)} changed shape (not analysed further)`, rawBefore, rawAfter));
     return;
@@ -673,8 +677,10 @@ function compareTuple(before: unknown[] | undefined, after: unknown[] | undefine
 
 function compareBranches(key: 'anyOf' | 'oneOf' | 'allOf', a: Schema, b: Schema, at: Location, out: SchemaChange[]): void {
   if (sameJson(a[key], b[key])) return;
-  const before = Array.isArray(a[key]) ? (a[key] as unknown[]) : undefined;
-  const after = Array.isArray(b[key]) ? (b[key] as unknown[]) : undefined;
+  const rawBefore = a[key];
+  const rawAfter = b[key];
+  const before = isArray(rawBefore) ? rawBefore : undefined;
+  const after = isArray(rawAfter) ? rawAfter : undefined;
   const pointer = `${at.pointer}/${key}`;
   if (before && after && before.length === after.length) {
     // Inside one alternative a narrowing is only certain to break if no other alternative takes
@@ -837,11 +843,18 @@ const MAX_INLINED = 500;
 
 /** A copy of a schema with `transform` applied to every subschema, bottom-up, by keyword position. */
 function mapSubschemas(node: unknown, transform: (schema: Schema) => Schema): unknown {
-  if (!isRecord(node)) return node;
+  return isRecord(node) ? mapSchema(node, transform) : node;
+}
+
+/** {@link mapSubschemas} of an object schema, which stays an object schema. */
+function mapSchema(node: Schema, transform: (schema: Schema) => Schema): Schema {
   const copy: Schema = { ...node };
   for (const key of SCHEMA_VALUED) if (copy[key] !== undefined && typeof copy[key] !== 'boolean') copy[key] = mapSubschemas(copy[key], transform);
-  for (const key of SCHEMA_LISTS) if (Array.isArray(copy[key])) copy[key] = (copy[key] as unknown[]).map((entry) => mapSubschemas(entry, transform));
-  if (Array.isArray(copy.items)) copy.items = (copy.items as unknown[]).map((entry) => mapSubschemas(entry, transform));
+  for (const key of SCHEMA_LISTS) {
+    const list = copy[key];
+    if (isArray(list)) copy[key] = list.map((entry) => mapSubschemas(entry, transform));
+  }
+  if (isArray(copy.items)) copy.items = copy.items.map((entry) => mapSubschemas(entry, transform));
   for (const key of SCHEMA_MAPS) {
     const map = copy[key];
     if (isRecord(map)) copy[key] = Object.fromEntries(Object.entries(map).map(([name, entry]) => [name, mapSubschemas(entry, transform)]));
@@ -870,17 +883,20 @@ function normalise(root: unknown): { schema: unknown; opaque: boolean } {
       const resolved = inline(target, [...stack, ref]);
       const rest: Schema = { ...node };
       delete rest.$ref;
-      const siblings = inlineChildren(rest, stack) as Schema;
+      const siblings = inlineChildren(rest, stack);
       const validating = Object.keys(siblings).filter((key) => !COSMETIC_KEYWORDS.has(key) && key !== '$defs' && key !== 'definitions');
       if (validating.length === 0) return isRecord(resolved) ? { ...resolved, ...pickAnnotations(siblings) } : resolved;
       return { allOf: [resolved], ...siblings };
     }
     return inlineChildren(node, stack);
   };
-  const inlineChildren = (node: Schema, stack: readonly string[]): unknown => {
+  const inlineChildren = (node: Schema, stack: readonly string[]): Schema => {
     const copy: Schema = { ...node };
     for (const key of SCHEMA_VALUED) if (isRecord(copy[key])) copy[key] = inline(copy[key], stack);
-    for (const key of [...SCHEMA_LISTS, 'items']) if (Array.isArray(copy[key])) copy[key] = (copy[key] as unknown[]).map((entry) => inline(entry, stack));
+    for (const key of [...SCHEMA_LISTS, 'items']) {
+      const list = copy[key];
+      if (isArray(list)) copy[key] = list.map((entry) => inline(entry, stack));
+    }
     for (const key of SCHEMA_MAPS) {
       if (key === '$defs' || key === 'definitions') continue; // compared where they are used
       const map = copy[key];
@@ -907,7 +923,11 @@ function pickAnnotations(node: Schema): Schema {
 
 /** The schema without annotations: what is left decides validation. */
 function stripAnnotations(node: unknown): unknown {
-  return mapSubschemas(node, (schema) => Object.fromEntries(Object.entries(schema).filter(([key]) => !COSMETIC_KEYWORDS.has(key))));
+  return isRecord(node) ? stripSchemaAnnotations(node) : node;
+}
+
+function stripSchemaAnnotations(schema: Schema): Schema {
+  return mapSchema(schema, (node) => Object.fromEntries(Object.entries(node).filter(([key]) => !COSMETIC_KEYWORDS.has(key))));
 }
 
 /** RFC 6901 JSON Pointer (already without its leading `#`), URI-decoded. */
@@ -981,7 +1001,7 @@ const JSON_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', '
 /** The set of JSON types a `type` keyword allows; absent (or unreadable) means any type. */
 function typeSet(type: unknown): Set<string> {
   if (typeof type === 'string') return new Set([type]);
-  if (Array.isArray(type) && type.every((entry) => typeof entry === 'string')) return new Set(type as string[]);
+  if (isStringArray(type)) return new Set(type);
   return new Set(JSON_TYPES);
 }
 
@@ -1032,10 +1052,6 @@ function stringSet(value: unknown): Set<string> {
 
 function sameSet(a: Set<string>, b: Set<string>): boolean {
   return a.size === b.size && [...a].every((entry) => b.has(entry));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function jsonKey(value: unknown): string {

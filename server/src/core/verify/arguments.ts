@@ -49,6 +49,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { RE2JS } from 're2js';
 import type { StepModel } from '../documents/blueprint';
 import { type JsonNode, objectProperties, spanOf } from '../json/jsonDocument';
+import { errorMessage, isArray, isRecord } from '../json/values';
 import { schemaPin } from '../pins/pins';
 import { type Problem, problem, type Span } from '../problems';
 import { isSecretReference } from '../secrets';
@@ -140,7 +141,11 @@ export class ArgumentValidators {
     }
     const compiled = this.compile(schema, dialect);
     this.cache.set(key, compiled);
-    while (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value as string);
+    // The map keeps insertion order, and a hit is re-inserted above: the first keys are the least recently used.
+    for (const oldest of this.cache.keys()) {
+      if (this.cache.size <= this.capacity) break;
+      this.cache.delete(oldest);
+    }
     return compiled;
   }
 
@@ -382,7 +387,7 @@ function describeError(error: ErrorObject, check: ArgumentCheck, note: string): 
   const segments = pointerSegments(error.instancePath);
   const located = check.argumentsNode ? locate(check.argumentsNode, segments) : undefined;
   const schemaText = `the live input schema of tool "${check.tool}"`;
-  const params = error.params as Record<string, unknown>;
+  const params: Record<string, unknown> = error.params;
   const at = (argument: string, what: string, expects: string): Described => ({
     span: located ? spanOf(located.node) : check.anchor,
     message: `${check.step}: ${argument} ${what}; ${schemaText} ${expects}${note}`,
@@ -445,7 +450,8 @@ function describeError(error: ErrorObject, check: ArgumentCheck, note: string): 
       if (Array.isArray(passing)) {
         return at(subject, `matches more than one alternative (${passing.map((index) => `#${Number(index) + 1}`).join(', ')})`, 'expects it to match exactly one');
       }
-      const branches = isRecord(error.parentSchema) && Array.isArray(error.parentSchema[error.keyword]) ? (error.parentSchema[error.keyword] as unknown[]) : [];
+      const listed = isRecord(error.parentSchema) ? error.parentSchema[error.keyword] : undefined;
+      const branches = isArray(listed) ? listed : [];
       return at(subject, 'matches none of the alternatives', `expects ${branches.map(describeBranch).join(' or ') || 'one of its alternatives'}`);
     }
     default:
@@ -572,12 +578,4 @@ function startsWith(path: readonly string[], prefix: readonly string[]): boolean
 
 function sameSegments(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && startsWith(a, b);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

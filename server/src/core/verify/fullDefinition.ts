@@ -15,6 +15,7 @@
  * Neither pin algorithm changes; a store without the entry (older stores) reports nothing.
  */
 import { canonicalJson, CanonicalJsonError } from '../pins/canonicalJson';
+import { isRecord } from '../json/values';
 import type { ListedTool } from './listing';
 import type { PinAlgorithm } from '../pins/pins';
 import { type Problem, problem, type Span } from '../problems';
@@ -37,10 +38,6 @@ export function fullDefinitionContent(raw: unknown): string | undefined {
     if (error instanceof CanonicalJsonError) return undefined;
     throw error;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -7,6 +7,7 @@
  * exactly what the server sent. An SDK's strict validation would reject a whole listing for one odd
  * tool; here each odd tool is reported on its own and the rest still verify.
  */
+import { isRecord } from '../json/values';
 
 /** One tool as served, with the fields the pins cover, and the raw object for display. */
 export interface ListedTool {
@@ -42,10 +43,6 @@ export interface CollectedListing {
   readonly incomplete: IncompleteReason | undefined;
   /** The server's freshness hint (`ttlMs` on the result), the smallest over all pages. */
   readonly ttlMs: number | undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Reads one tool entry leniently. Returns a string (why it is not a tool) for garbage. */

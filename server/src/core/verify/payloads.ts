@@ -116,12 +116,19 @@ export function isUnservedPinData(data: unknown): data is UnservedPinData {
 
 /** The rename of a TP401 payload, when it carries a well-formed one. */
 export function renameOf(data: unknown): RenameData | undefined {
-  if (!isUnservedPinData(data) || !('rename' in data) || !isObject(data.rename)) return undefined;
-  const rename = data.rename as Record<string, unknown>;
-  return typeof rename.tool === 'string' && typeof rename.server === 'string' && typeof rename.live === 'string' && typeof rename.liveContent === 'string' &&
-    (rename.match === 'content' || rename.match === 'input schema' || rename.match === 'description')
-    ? (rename as RenameData)
-    : undefined;
+  if (!isUnservedPinData(data) || !('rename' in data)) return undefined;
+  return isRenameData(data.rename) ? data.rename : undefined;
+}
+
+function isRenameData(rename: unknown): rename is RenameData {
+  return (
+    isObject(rename) &&
+    'tool' in rename && typeof rename.tool === 'string' &&
+    'server' in rename && typeof rename.server === 'string' &&
+    'live' in rename && typeof rename.live === 'string' &&
+    'liveContent' in rename && typeof rename.liveContent === 'string' &&
+    'match' in rename && (rename.match === 'content' || rename.match === 'input schema' || rename.match === 'description')
+  );
 }
 
 /** Whether `data` is an {@link UnpinnedToolData} that carries the live pin (so it can be pinned). */
@@ -150,6 +157,5 @@ export function isUnservedIncludeData(data: unknown): data is UnservedIncludeDat
 }
 
 export function isSecurityData(data: unknown): data is SecurityData {
-  const candidate = data as Partial<SecurityData> | null;
-  return typeof candidate === 'object' && candidate !== null && typeof candidate.tool === 'string' && Array.isArray(candidate.cues);
+  return isObject(data) && 'tool' in data && typeof data.tool === 'string' && 'cues' in data && Array.isArray(data.cues);
 }

@@ -11,8 +11,9 @@
  * matter of policy.
  */
 import { getProperty, type JsonNode, parseJsonDocument, spanOf, stringField } from '../json/jsonDocument';
-import { PROBLEM_CODES, type Problem, type ProblemCode, problem, type Severity, type Span } from '../problems';
+import { PROBLEM_CODES, type PolicyNote, type Problem, type ProblemCode, problem, type Severity, type Span } from '../problems';
 import { checkShape, type Shape } from '../json/shape';
+import { isOneOf } from '../json/values';
 import type { PinVerdict, VerificationResult } from './verify';
 
 /** Where the policy lives, relative to a workspace folder. */
@@ -45,10 +46,8 @@ export interface Policy {
 
 export const EMPTY_POLICY: Policy = { rules: [], ignore: [] };
 
-/** What the policy did to a finding; reports and hovers show it, the exit status follows it. */
-export type PolicyNote =
-  | { readonly kind: 'severity'; readonly defaultSeverity: Severity; readonly text: string }
-  | { readonly kind: 'ignored'; readonly defaultSeverity: Severity; readonly until: string; readonly reason: string; readonly text: string };
+// PolicyNote lives in core/problems.ts, so that verify.ts can name it on a verdict without importing this file.
+export type { PolicyNote } from '../problems';
 
 export interface PolicyAnalysis {
   readonly policy: Policy;
@@ -146,12 +145,13 @@ export function parsePolicy(text: string): PolicyAnalysis {
         ok = false;
         continue;
       }
-      if (valueNode.type !== 'string' || !SEVERITIES.includes(valueNode.value as Severity)) {
+      const value: unknown = valueNode.value;
+      if (valueNode.type !== 'string' || !isOneOf(SEVERITIES, value)) {
         if (valueNode.type === 'string') problems.push(invalid(spanOf(valueNode), `the severity of ${code} in ${where} must be one of ${SEVERITIES.join(', ')}, found "${String(valueNode.value)}"`));
         ok = false;
         continue;
       }
-      severity[code] = valueNode.value as Severity;
+      severity[code] = value;
     }
     if (ok) rules.push({ ...scope, severity });
   });

@@ -9,6 +9,7 @@
  * how Toolpin's hashing is checked from outside: the two must never disagree.
  */
 import { readListedTool } from './listing';
+import { isRecord } from '../json/values';
 import type { PinnableTool } from '../pins/pins';
 
 export interface ToolReadProblem {
@@ -20,10 +21,6 @@ export interface ToolReadProblem {
 export interface ToolReadResult {
   readonly tools: PinnableTool[];
   readonly problems: ToolReadProblem[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Extracts the tools from a parsed JSON value. */

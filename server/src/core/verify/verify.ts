@@ -15,7 +15,7 @@ import type { ConnectorInstanceModel, ConnectorModel } from '../documents/connec
 import type { CollectedListing, ListedTool } from './listing';
 import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../pins/pins';
 import type { DriftData, RenameData, SecurityData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
-import { type Problem, problem, type Span } from '../problems';
+import { type PolicyNote, type Problem, problem, type Span } from '../problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
 import { closestName } from './suggest';
 
@@ -64,6 +64,8 @@ export interface PinVerdict {
    * use it so that they point where the editor underlines.
    */
   readonly problemSpan?: Span;
+  /** The note of the pin's own finding, once a policy is applied (core/verify/policy.ts). */
+  readonly policy?: PolicyNote;
 }
 
 export interface VerificationContext {
@@ -169,7 +171,8 @@ type LivePin = { pin: string; content: string; tool: ListedTool } | { cannot: st
 // Listed tools are immutable once collected, so their pins are computed once per tool.
 const schemaPins = new WeakMap<ListedTool, { pin: string; content: string }>();
 
-function cachedSchemaPin(tool: ListedTool & { inputSchema: unknown }): { pin: string; content: string } {
+/** The schema pin of a tool served with an `inputSchema` (callers check that it is present). */
+function cachedSchemaPin(tool: ListedTool): { pin: string; content: string } {
   let cached = schemaPins.get(tool);
   if (!cached) {
     const content = schemaPinContent(tool.inputSchema);
@@ -186,7 +189,7 @@ function liveSchemaPin(tools: ListedTool[]): LivePin {
     if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
     if (tool.inputSchema === undefined) return { cannot: `tool "${tool.name}" is served without an inputSchema` };
     try {
-      const cached = cachedSchemaPin(tool as ListedTool & { inputSchema: unknown });
+      const cached = cachedSchemaPin(tool);
       pins.add(cached.pin);
       content = cached.content;
     } catch (error) {
@@ -261,7 +264,7 @@ function renameCandidate(
       try {
         if (pin.algorithm === 'fnv1a64') {
           if (tool.inputSchema === undefined) continue;
-          live = cachedSchemaPin(tool as ListedTool & { inputSchema: unknown });
+          live = cachedSchemaPin(tool);
           if (sameDigest(pin, live.pin)) match = 'input schema';
         } else {
           live = { pin: toolPin(tool), content: toolPinContent(tool) };
