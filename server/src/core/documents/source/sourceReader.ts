@@ -8,8 +8,9 @@
  *
  * Contracts:
  * - A call is recognised by its import only: a named import (aliases included) from
- *   `@objectstack/spec/integration` (defineConnector) or `@loom/plugin-mcp` (mcpInvoke$), a
- *   namespace import used as `ns.name(...)`, or the CommonJS `const { name } = require(...)`.
+ *   `@objectstack/spec/integration` (defineConnector) or `@loom/plugin-mcp` (mcpInvoke$), or from
+ *   a module the settings name as re-exporting them ({@link SourceNames}), a namespace import used
+ *   as `ns.name(...)`, or the CommonJS `const { name } = require(...)`.
  * - Plain string literals, template literals without substitutions, numbers, booleans, null and
  *   literal object keys (quoted or not) are read. Anything else (identifiers, calls, member
  *   accesses, spreads, substitutions, computed keys, methods) is never guessed: it becomes a hole
@@ -21,12 +22,9 @@
 import { parse, type ParserOptions } from '@babel/parser';
 import type { JsonNode } from '../../json/jsonDocument';
 import type { Span } from '../../problems';
+import { type CallKind, defaultSourceNames, type SourceNames } from './sourceNames';
 
-/** The module that exports `defineConnector`, and the one that exports `mcpInvoke$`. */
-export const CONNECTOR_MODULE = '@objectstack/spec/integration';
-export const INVOKE_MODULE = '@loom/plugin-mcp';
-export const DEFINE_CONNECTOR = 'defineConnector';
-export const MCP_INVOKE_CALL = 'mcpInvoke$';
+export { CONNECTOR_MODULE, DEFINE_CONNECTOR, INVOKE_MODULE, MCP_INVOKE_CALL } from './sourceNames';
 
 /** A value in a recognised call that is computed at run time, and the path that names it. */
 export interface ComputedValue {
@@ -77,12 +75,12 @@ export interface SourceReading {
 const EMPTY: SourceReading = { connectors: [], invocations: [], computed: [], open: new Set(), unreadable: [] };
 
 /**
- * The cheap pre-filter: a module can hold a recognised call only if its text names one of the two
- * modules (every recognised call goes through an import). A TypeScript file without them costs one
- * substring search.
+ * The cheap pre-filter: a module can hold a recognised call only if its text names one of the
+ * modules of `names` (every recognised call goes through an import). A TypeScript file without
+ * them costs one substring search per module.
  */
-export function mayHoldPins(text: string): boolean {
-  return text.includes(INVOKE_MODULE) || text.includes(CONNECTOR_MODULE);
+export function mayHoldPins(text: string, names: SourceNames = defaultSourceNames()): boolean {
+  return names.modules.some((module) => text.includes(module));
 }
 
 /** How many statements a half-typed file may lose before reading stops trying. */
@@ -208,19 +206,21 @@ function spanOfAst(node: AstNode): Span {
 
 /** The names under which the two functions are visible in a module. */
 interface Bindings {
-  readonly direct: Map<string, 'connector' | 'invoke'>;
-  /** Namespace imports: `ns` → module kind. */
-  readonly namespaces: Map<string, 'connector' | 'invoke'>;
+  readonly direct: Map<string, CallKind>;
+  /** Namespace imports and whole-module requires: `ns` → the module specifier. */
+  readonly namespaces: Map<string, string>;
 }
 
-function moduleKind(source: unknown): 'connector' | 'invoke' | undefined {
-  if (source === CONNECTOR_MODULE) return 'connector';
-  if (source === INVOKE_MODULE) return 'invoke';
+/** The kind of call the export `exported` of module `source` is, under `names`; undefined when it is neither. */
+function exportKind(names: SourceNames, source: string, exported: string | undefined): CallKind | undefined {
+  if (exported === undefined) return undefined;
+  if (names.connector.get(source)?.has(exported)) return 'connector';
+  if (names.invoke.get(source)?.has(exported)) return 'invoke';
   return undefined;
 }
 
-function exportedName(kind: 'connector' | 'invoke'): string {
-  return kind === 'connector' ? DEFINE_CONNECTOR : MCP_INVOKE_CALL;
+function isNamedModule(names: SourceNames, source: unknown): source is string {
+  return typeof source === 'string' && (names.connector.has(source) || names.invoke.has(source));
 }
 
 function nameOf(node: unknown): string | undefined {
@@ -230,17 +230,20 @@ function nameOf(node: unknown): string | undefined {
   return undefined;
 }
 
-function collectBindings(program: AstNode): Bindings {
+function collectBindings(program: AstNode, names: SourceNames): Bindings {
   const bindings: Bindings = { direct: new Map(), namespaces: new Map() };
   for (const statement of (program.body as AstNode[] | undefined) ?? []) {
     if (statement.type === 'ImportDeclaration') {
-      const kind = moduleKind((statement.source as AstNode | undefined)?.value);
-      if (!kind || statement.importKind === 'type') continue;
+      const source = (statement.source as AstNode | undefined)?.value;
+      if (!isNamedModule(names, source) || statement.importKind === 'type') continue;
       for (const specifier of (statement.specifiers as AstNode[] | undefined) ?? []) {
         const local = nameOf(specifier.local);
         if (!local) continue;
-        if (specifier.type === 'ImportSpecifier' && specifier.importKind !== 'type' && nameOf(specifier.imported) === exportedName(kind)) bindings.direct.set(local, kind);
-        if (specifier.type === 'ImportNamespaceSpecifier') bindings.namespaces.set(local, kind);
+        if (specifier.type === 'ImportSpecifier' && specifier.importKind !== 'type') {
+          const kind = exportKind(names, source, nameOf(specifier.imported));
+          if (kind) bindings.direct.set(local, kind);
+        }
+        if (specifier.type === 'ImportNamespaceSpecifier') bindings.namespaces.set(local, source);
       }
     } else if (statement.type === 'VariableDeclaration') {
       // CommonJS: const { defineConnector: define } = require('@objectstack/spec/integration')
@@ -248,15 +251,16 @@ function collectBindings(program: AstNode): Bindings {
         const init = declarator.init as AstNode | undefined;
         const args = init?.arguments as AstNode[] | undefined;
         if (init?.type !== 'CallExpression' || nameOf(init.callee) !== 'require' || args?.[0]?.type !== 'StringLiteral') continue;
-        const kind = moduleKind(args[0].value);
+        const source = args[0].value;
         const id = declarator.id as AstNode;
-        if (!kind) continue;
-        if (id.type === 'Identifier') bindings.namespaces.set(id.name as string, kind);
+        if (!isNamedModule(names, source)) continue;
+        if (id.type === 'Identifier') bindings.namespaces.set(id.name as string, source);
         if (id.type !== 'ObjectPattern') continue;
         for (const property of (id.properties as AstNode[] | undefined) ?? []) {
           if (property.type !== 'ObjectProperty' || property.computed) continue;
           const local = nameOf(property.value);
-          if (local && nameOf(property.key) === exportedName(kind)) bindings.direct.set(local, kind);
+          const kind = exportKind(names, source, nameOf(property.key));
+          if (local && kind) bindings.direct.set(local, kind);
         }
       }
     }
@@ -264,12 +268,12 @@ function collectBindings(program: AstNode): Bindings {
   return bindings;
 }
 
-function calleeKind(callee: AstNode, bindings: Bindings): 'connector' | 'invoke' | undefined {
+function calleeKind(callee: AstNode, bindings: Bindings, names: SourceNames): CallKind | undefined {
   if (callee.type === 'Identifier') return bindings.direct.get(callee.name as string);
   if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && !callee.computed) {
     const object = callee.object as AstNode;
-    const kind = object.type === 'Identifier' ? bindings.namespaces.get(object.name as string) : undefined;
-    return kind && nameOf(callee.property) === exportedName(kind) ? kind : undefined;
+    const source = object.type === 'Identifier' ? bindings.namespaces.get(object.name as string) : undefined;
+    return source === undefined ? undefined : exportKind(names, source, nameOf(callee.property));
   }
   return undefined;
 }
@@ -393,17 +397,18 @@ class Converter {
 
 /**
  * Reads the recognised calls of a module. `fileName` decides JSX (`.tsx`, `.jsx`, and `.js`
- * files, where it is common). Never throws.
+ * files, where it is common); `names` which imports are the pin calls (by default the built-in
+ * ones, or what the CLI set for its run). Never throws.
  */
-export function readSource(text: string, fileName = 'module.ts'): SourceReading {
-  if (!mayHoldPins(text)) return EMPTY;
+export function readSource(text: string, fileName = 'module.ts', names: SourceNames = defaultSourceNames()): SourceReading {
+  if (!mayHoldPins(text, names)) return EMPTY;
   const jsx = /\.(tsx|jsx|js|mjs|cjs)$/i.test(fileName);
   let parsed = parseRecovering(text, jsx);
   // A `.js` file may use TypeScript-only syntax that reads as JSX (`<T>x`); try once without JSX.
   if (!parsed.program && jsx && /\.(js|mjs|cjs)$/i.test(fileName)) parsed = parseRecovering(text, false);
   const { program, unreadable } = parsed;
   if (!program) return { ...EMPTY, unreadable };
-  const bindings = collectBindings(program);
+  const bindings = collectBindings(program, names);
   if (bindings.direct.size === 0 && bindings.namespaces.size === 0) return { ...EMPTY, unreadable };
 
   const converter = new Converter();
@@ -412,7 +417,7 @@ export function readSource(text: string, fileName = 'module.ts'): SourceReading 
   walk(program, (node) => {
     if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
     const callee = node.callee as AstNode;
-    const kind = calleeKind(callee, bindings);
+    const kind = calleeKind(callee, bindings, names);
     if (!kind) return;
     const args = (node.arguments as AstNode[]) ?? [];
     const call = { span: spanOfAst(node), calleeSpan: spanOfAst(callee) };
