@@ -86,7 +86,32 @@ export function mayHoldPins(text: string, names: SourceNames = defaultSourceName
 /** How many statements a half-typed file may lose before reading stops trying. */
 const MAX_RECOVERIES = 16;
 
-type AstNode = { type: string; start?: number | null; end?: number | null; [key: string]: unknown };
+/*
+ * Babel's node types, derived from what `parse` returns (so no import of @babel/types, which is
+ * not a dependency of ours): each is a union discriminated by `type`, so a check of `type`
+ * narrows a node without a cast.
+ */
+type Program = ReturnType<typeof parse>['program'];
+type Statement = Program['body'][number];
+type Of<Union, Type extends string> = Extract<Union, { type: Type }>;
+type VariableDeclarator = Of<Statement, 'VariableDeclaration'>['declarations'][number];
+type Expression = NonNullable<VariableDeclarator['init']>;
+type CallExpression = Of<Expression, 'CallExpression' | 'OptionalCallExpression'>;
+type ObjectMember = Of<Expression, 'ObjectExpression'>['properties'][number];
+type ObjectProperty = Of<ObjectMember, 'ObjectProperty'>;
+/** What {@link Converter.convert} is given: an argument, a property value or an array element. */
+type ValueNode = CallExpression['arguments'][number] | ObjectProperty['value'] | ObjectMember;
+/** The nodes whose name {@link nameOf} reads. */
+type NameNode = CallExpression['callee'] | Of<ObjectMember, 'ObjectProperty' | 'ObjectMethod'>['key'] | Of<Statement, 'ImportDeclaration'>['specifiers'][number]['local'] | Of<Expression, 'MemberExpression'>['property'] | ValueNode | VariableDeclarator['id'];
+/** Any node, as far as the walk over the tree needs to know it. */
+interface WalkNode {
+  readonly type: string;
+}
+/** Where a node is: every Babel node has `start` and `end`. */
+interface Located {
+  readonly start?: number | null;
+  readonly end?: number | null;
+}
 
 function parserOptions(jsx: boolean): ParserOptions {
   return {
@@ -167,24 +192,27 @@ function blank(text: string, span: Span): string {
 }
 
 /** Parses with recovery; never throws. `jsx` is for .tsx/.jsx files (and plain .js, where JSX is common). */
-function parseRecovering(text: string, jsx: boolean): { program: AstNode | undefined; unreadable: UnreadableRegion[] } {
+/** The offset of a syntax error Babel threw (its `pos`), or undefined for anything else. */
+function errorPosition(error: unknown): number | undefined {
+  return typeof error === 'object' && error !== null && 'pos' in error && typeof error.pos === 'number' ? error.pos : undefined;
+}
+
+function parseRecovering(text: string, jsx: boolean): { program: Program | undefined; unreadable: UnreadableRegion[] } {
   const unreadable: UnreadableRegion[] = [];
   let current = text;
   for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
     try {
-      const file = parse(current, parserOptions(jsx)) as unknown as AstNode;
-      return { program: file.program as AstNode, unreadable };
+      return { program: parse(current, parserOptions(jsx)).program, unreadable };
     } catch (error) {
-      const position = (error as { pos?: unknown }).pos;
-      if (typeof position !== 'number') return { program: undefined, unreadable };
+      const position = errorPosition(error);
+      if (position === undefined) return { program: undefined, unreadable };
       // A file being typed ends inside a call: closing its brackets keeps the literals typed so
       // far (offsets do not move, the brackets go after the end).
       if (position >= current.trimEnd().length) {
         const closers = closingBrackets(current);
         if (closers) {
           try {
-            const file = parse(current + closers, parserOptions(jsx)) as unknown as AstNode;
-            return { program: file.program as AstNode, unreadable };
+            return { program: parse(current + closers, parserOptions(jsx)).program, unreadable };
           } catch {
             // Not enough: the statement is left out below.
           }
@@ -199,7 +227,7 @@ function parseRecovering(text: string, jsx: boolean): { program: AstNode | undef
   return { program: undefined, unreadable };
 }
 
-function spanOfAst(node: AstNode): Span {
+function spanOfAst(node: Located): Span {
   const start = node.start ?? 0;
   return { offset: start, length: (node.end ?? start) - start };
 }
@@ -223,20 +251,19 @@ function isNamedModule(names: SourceNames, source: unknown): source is string {
   return typeof source === 'string' && (names.connector.has(source) || names.invoke.has(source));
 }
 
-function nameOf(node: unknown): string | undefined {
-  const ast = node as AstNode | undefined;
-  if (ast?.type === 'Identifier') return ast.name as string;
-  if (ast?.type === 'StringLiteral') return ast.value as string;
+function nameOf(node: NameNode | null | undefined): string | undefined {
+  if (node?.type === 'Identifier') return node.name;
+  if (node?.type === 'StringLiteral') return node.value;
   return undefined;
 }
 
-function collectBindings(program: AstNode, names: SourceNames): Bindings {
+function collectBindings(program: Program, names: SourceNames): Bindings {
   const bindings: Bindings = { direct: new Map(), namespaces: new Map() };
-  for (const statement of (program.body as AstNode[] | undefined) ?? []) {
+  for (const statement of program.body) {
     if (statement.type === 'ImportDeclaration') {
-      const source = (statement.source as AstNode | undefined)?.value;
+      const source = statement.source.value;
       if (!isNamedModule(names, source) || statement.importKind === 'type') continue;
-      for (const specifier of (statement.specifiers as AstNode[] | undefined) ?? []) {
+      for (const specifier of statement.specifiers) {
         const local = nameOf(specifier.local);
         if (!local) continue;
         if (specifier.type === 'ImportSpecifier' && specifier.importKind !== 'type') {
@@ -247,16 +274,16 @@ function collectBindings(program: AstNode, names: SourceNames): Bindings {
       }
     } else if (statement.type === 'VariableDeclaration') {
       // CommonJS: const { defineConnector: define } = require('@objectstack/spec/integration')
-      for (const declarator of (statement.declarations as AstNode[] | undefined) ?? []) {
-        const init = declarator.init as AstNode | undefined;
-        const args = init?.arguments as AstNode[] | undefined;
-        if (init?.type !== 'CallExpression' || nameOf(init.callee) !== 'require' || args?.[0]?.type !== 'StringLiteral') continue;
-        const source = args[0].value;
-        const id = declarator.id as AstNode;
-        if (!isNamedModule(names, source)) continue;
-        if (id.type === 'Identifier') bindings.namespaces.set(id.name as string, source);
+      for (const declarator of statement.declarations) {
+        const init = declarator.init;
+        if (init?.type !== 'CallExpression' || nameOf(init.callee) !== 'require') continue;
+        const first = init.arguments[0];
+        if (first?.type !== 'StringLiteral' || !isNamedModule(names, first.value)) continue;
+        const source = first.value;
+        const id = declarator.id;
+        if (id.type === 'Identifier') bindings.namespaces.set(id.name, source);
         if (id.type !== 'ObjectPattern') continue;
-        for (const property of (id.properties as AstNode[] | undefined) ?? []) {
+        for (const property of id.properties) {
           if (property.type !== 'ObjectProperty' || property.computed) continue;
           const local = nameOf(property.value);
           const kind = exportKind(names, source, nameOf(property.key));
@@ -268,11 +295,11 @@ function collectBindings(program: AstNode, names: SourceNames): Bindings {
   return bindings;
 }
 
-function calleeKind(callee: AstNode, bindings: Bindings, names: SourceNames): CallKind | undefined {
-  if (callee.type === 'Identifier') return bindings.direct.get(callee.name as string);
+function calleeKind(callee: CallExpression['callee'], bindings: Bindings, names: SourceNames): CallKind | undefined {
+  if (callee.type === 'Identifier') return bindings.direct.get(callee.name);
   if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && !callee.computed) {
-    const object = callee.object as AstNode;
-    const source = object.type === 'Identifier' ? bindings.namespaces.get(object.name as string) : undefined;
+    const object = callee.object;
+    const source = object.type === 'Identifier' ? bindings.namespaces.get(object.name) : undefined;
     return source === undefined ? undefined : exportKind(names, source, nameOf(callee.property));
   }
   return undefined;
@@ -280,22 +307,31 @@ function calleeKind(callee: AstNode, bindings: Bindings, names: SourceNames): Ca
 
 const SKIPPED_KEYS = new Set(['loc', 'start', 'end', 'extra', 'range', 'leadingComments', 'trailingComments', 'innerComments', 'typeAnnotation', 'returnType', 'typeParameters']);
 
-/** Visits every node below `root` without recursion (deep modules never exhaust the stack). */
-function walk(root: AstNode, visit: (node: AstNode) => void): void {
-  const stack: AstNode[] = [root];
+/** True when a value met in the tree is a node (an object with a string `type`). */
+function isWalkNode(value: unknown): value is WalkNode {
+  return typeof value === 'object' && value !== null && 'type' in value && typeof value.type === 'string';
+}
+
+/** True when a node is a call: the one kind of node the reader looks for. */
+function isCall(node: WalkNode): node is CallExpression {
+  return node.type === 'CallExpression' || node.type === 'OptionalCallExpression';
+}
+
+/** Visits every call below `root`, without recursion (deep modules never exhaust the stack). */
+function walkCalls(root: WalkNode, visit: (node: CallExpression) => void): void {
+  const stack: WalkNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    visit(node);
-    for (const key of Object.keys(node)) {
+    if (isCall(node)) visit(node);
+    for (const [key, value] of Object.entries(node)) {
       if (SKIPPED_KEYS.has(key)) continue;
-      const value = node[key];
       if (Array.isArray(value)) {
         for (let index = value.length - 1; index >= 0; index--) {
-          const child = value[index] as AstNode | null;
-          if (child && typeof child.type === 'string') stack.push(child);
+          const child: unknown = value[index];
+          if (isWalkNode(child)) stack.push(child);
         }
-      } else if (value && typeof value === 'object' && typeof (value as AstNode).type === 'string') {
-        stack.push(value as AstNode);
+      } else if (isWalkNode(value)) {
+        stack.push(value);
       }
     }
   }
@@ -303,47 +339,52 @@ function walk(root: AstNode, visit: (node: AstNode) => void): void {
 
 /** Wrappers that do not change a literal's value: `as const`, `satisfies T`, `!`, `<T>x`, parentheses. */
 const TRANSPARENT = new Set(['TSAsExpression', 'TSSatisfiesExpression', 'TSNonNullExpression', 'TSTypeAssertion', 'ParenthesizedExpression']);
+type Transparent = Of<Expression, 'TSAsExpression' | 'TSSatisfiesExpression' | 'TSNonNullExpression' | 'TSTypeAssertion' | 'ParenthesizedExpression'>;
+
+function isTransparent(node: ValueNode): node is Transparent {
+  return TRANSPARENT.has(node.type);
+}
 
 class Converter {
   readonly computed: ComputedValue[] = [];
   readonly open = new Set<JsonNode>();
 
-  private hole(node: AstNode, path: string, keySpan: Span | undefined): undefined {
+  private hole(node: Located, path: string, keySpan: Span | undefined): undefined {
     this.computed.push({ span: spanOfAst(node), path, keySpan });
     return undefined;
   }
 
   /** The node tree of a literal expression, or undefined (and a computed value) when it is not literal. */
-  convert(expression: AstNode, path: string, parent: JsonNode | undefined, keySpan?: Span): JsonNode | undefined {
-    let node = expression;
-    while (TRANSPARENT.has(node.type) && node.expression) node = node.expression as AstNode;
-    const { offset, length } = spanOfAst(expression === node ? node : node);
+  convert(expression: ValueNode, path: string, parent: JsonNode | undefined, keySpan?: Span): JsonNode | undefined {
+    let node: ValueNode = expression;
+    while (isTransparent(node)) node = node.expression;
+    const { offset, length } = spanOfAst(node);
     const base = { offset, length, ...(parent ? { parent } : {}) };
     switch (node.type) {
       case 'StringLiteral':
-        return { type: 'string', value: node.value as string, ...base };
+        return { type: 'string', value: node.value, ...base };
       case 'TemplateLiteral': {
-        const quasis = node.quasis as AstNode[];
-        const cooked = (quasis[0]?.value as { cooked?: string | null } | undefined)?.cooked;
-        if ((node.expressions as unknown[]).length > 0 || typeof cooked !== 'string') return this.hole(node, path, keySpan);
+        const cooked = node.quasis[0]?.value.cooked;
+        if (node.expressions.length > 0 || typeof cooked !== 'string') return this.hole(node, path, keySpan);
         return { type: 'string', value: cooked, ...base };
       }
       case 'NumericLiteral':
-        return { type: 'number', value: node.value as number, ...base };
+        return { type: 'number', value: node.value, ...base };
       case 'UnaryExpression': {
-        const argument = node.argument as AstNode;
-        if (node.operator === '-' && argument.type === 'NumericLiteral') return { type: 'number', value: -(argument.value as number), ...base };
+        const argument = node.argument;
+        if (node.operator === '-' && argument.type === 'NumericLiteral') return { type: 'number', value: -argument.value, ...base };
         return this.hole(node, path, keySpan);
       }
       case 'BooleanLiteral':
-        return { type: 'boolean', value: node.value as boolean, ...base };
+        return { type: 'boolean', value: node.value, ...base };
       case 'NullLiteral':
         return { type: 'null', value: null, ...base };
       case 'ObjectExpression':
         return this.object(node, path, base);
       case 'ArrayExpression': {
-        const array: JsonNode = { type: 'array', ...base, children: [] };
-        ((node.elements as (AstNode | null)[]) ?? []).forEach((element, index) => {
+        const elements: JsonNode[] = [];
+        const array: JsonNode = { type: 'array', ...base, children: elements };
+        node.elements.forEach((element, index) => {
           if (!element) return;
           if (element.type === 'SpreadElement') {
             this.open.add(array);
@@ -351,7 +392,7 @@ class Converter {
             return;
           }
           const child = this.convert(element, `${path}[${index}]`, array);
-          if (child) array.children!.push(child);
+          if (child) elements.push(child);
           else this.open.add(array);
         });
         return array;
@@ -361,17 +402,18 @@ class Converter {
     }
   }
 
-  private object(node: AstNode, path: string, base: { offset: number; length: number; parent?: JsonNode }): JsonNode {
-    const object: JsonNode = { type: 'object', ...base, children: [] };
-    for (const member of (node.properties as AstNode[]) ?? []) {
+  private object(node: Of<Expression, 'ObjectExpression'>, path: string, base: { offset: number; length: number; parent?: JsonNode }): JsonNode {
+    const members: JsonNode[] = [];
+    const object: JsonNode = { type: 'object', ...base, children: members };
+    for (const member of node.properties) {
       if (member.type === 'SpreadElement') {
         this.open.add(object);
         this.hole(member, path ? `${path}.…spread` : '…spread', undefined);
         continue;
       }
-      const keyAst = member.key as AstNode | undefined;
-      const key = member.computed ? undefined : keyAst?.type === 'Identifier' ? (keyAst.name as string) : keyAst?.type === 'StringLiteral' ? (keyAst.value as string) : keyAst?.type === 'NumericLiteral' ? String(keyAst.value) : undefined;
-      if (key === undefined || !keyAst) {
+      const keyAst = member.key;
+      const key = member.computed ? undefined : keyAst.type === 'NumericLiteral' ? String(keyAst.value) : nameOf(keyAst);
+      if (key === undefined) {
         this.open.add(object);
         this.hole(member, path ? `${path}.[computed key]` : '[computed key]', undefined);
         continue;
@@ -379,17 +421,17 @@ class Converter {
       const memberPath = path ? `${path}.${key}` : key;
       const keySpan = spanOfAst(keyAst);
       const isValue = member.type === 'ObjectProperty' && !member.shorthand;
-      const property: JsonNode = { type: 'property', ...spanOfAst(member), parent: object, children: [], ...(isValue ? { colonOffset: keySpan.offset + keySpan.length } : {}) };
-      property.children!.push({ type: 'string', value: key, ...keySpan, parent: property });
-      if (isValue) {
-        const valueAst = member.value as AstNode;
-        const value = this.convert(valueAst, memberPath, property, keySpan);
-        if (value) property.children!.push(value);
+      const parts: JsonNode[] = [];
+      const property: JsonNode = { type: 'property', ...spanOfAst(member), parent: object, children: parts, ...(isValue ? { colonOffset: keySpan.offset + keySpan.length } : {}) };
+      parts.push({ type: 'string', value: key, ...keySpan, parent: property });
+      if (member.type === 'ObjectProperty' && !member.shorthand) {
+        const value = this.convert(member.value, memberPath, property, keySpan);
+        if (value) parts.push(value);
       } else {
         // A shorthand `{ toolName }` or a method: the value is whatever the binding holds at run time.
-        this.hole(member.type === 'ObjectProperty' ? (member.value as AstNode) : member, memberPath, keySpan);
+        this.hole(member.type === 'ObjectProperty' ? member.value : member, memberPath, keySpan);
       }
-      object.children!.push(property);
+      members.push(property);
     }
     return object;
   }
@@ -414,12 +456,11 @@ export function readSource(text: string, fileName = 'module.ts', names: SourceNa
   const converter = new Converter();
   const connectors: ConnectorCall[] = [];
   const invocations: InvokeCall[] = [];
-  walk(program, (node) => {
-    if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
-    const callee = node.callee as AstNode;
+  walkCalls(program, (node) => {
+    const callee = node.callee;
     const kind = calleeKind(callee, bindings, names);
     if (!kind) return;
-    const args = (node.arguments as AstNode[]) ?? [];
+    const args = node.arguments;
     const call = { span: spanOfAst(node), calleeSpan: spanOfAst(callee) };
     if (kind === 'connector') {
       const first = args[0];
