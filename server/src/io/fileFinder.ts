@@ -157,7 +157,9 @@ export function acceptDocumentWith(names: SourceNames): (file: string) => Promis
   return async (file) => {
     if (documentKindOf(file) !== 'source') return true;
     try {
-      return mayHoldPins(await readFile(file, 'utf8'), names);
+      // The bytes, not a decoded string: most modules are not documents, and searching the bytes
+      // for the names' UTF-8 spares decoding them and the garbage of their text.
+      return mayHoldPins(await readFile(file), names);
     } catch {
       // An unreadable module is reported by whoever reads it, not hidden here.
       return true;

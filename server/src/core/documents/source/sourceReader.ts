@@ -74,12 +74,19 @@ export interface SourceReading {
 
 const EMPTY: SourceReading = { connectors: [], invocations: [], computed: [], open: new Set(), unreadable: [] };
 
+/** Text to search: a string, or anything else that can say whether it holds a string (a file's bytes). */
+export interface Searchable {
+  includes(search: string): boolean;
+}
+
 /**
  * The cheap pre-filter: a module can hold a recognised call only if its text names one of the
  * modules of `names` (every recognised call goes through an import). A TypeScript file without
- * them costs one substring search per module.
+ * them costs one substring search per module. `text` may be the file's UTF-8 bytes (a Node
+ * Buffer searches for the UTF-8 encoding of each name), so a file finder need not decode files
+ * that are not documents.
  */
-export function mayHoldPins(text: string, names: SourceNames = defaultSourceNames()): boolean {
+export function mayHoldPins(text: Searchable, names: SourceNames = defaultSourceNames()): boolean {
   return names.modules.some((module) => text.includes(module));
 }
 
