@@ -19,8 +19,6 @@
 import { createScanner, getLocation, ScanError, SyntaxKind } from 'jsonc-parser';
 import { type CompletionItem, CompletionItemKind, type Connection, InsertTextFormat, type TextDocuments, TextEdit } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { BlueprintModel } from '../core/documents/blueprint';
-import type { ConnectorModel } from '../core/documents/connector';
 import { nestsTooDeep } from '../core/json/jsonDocument';
 import type { ListedTool } from '../core/verify/listing';
 import { schemaPin, toolPin } from '../core/pins/pins';
@@ -233,7 +231,7 @@ export async function computeCompletion(
     if (atKey) return [];
     const stepIndex = path[0] === 'steps' && typeof path[1] === 'number' ? path[1] : undefined;
     if (stepIndex === undefined || path[2] !== 'input' || path.length !== 4) return [];
-    const step = (analysis.model as BlueprintModel).steps.find((candidate) => candidate.index === stepIndex);
+    const step = analysis.model.steps.find((candidate) => candidate.index === stepIndex);
     const server = step?.mcp?.server?.value;
     if (last === 'toolName') return listed(server).flatMap((entry) => entry.tools.map((tool) => toolItem(document, slot, options, tool, entry.server)));
     if (last === 'server') {
@@ -260,7 +258,7 @@ export async function computeCompletion(
   }
 
   // Connectors: find the instance whose providerConfig the cursor is in.
-  const model = analysis.model as ConnectorModel;
+  const model = analysis.model;
   const configAt = path.indexOf('providerConfig');
   if (configAt < 0) return [];
   const instance = model.instances.find((candidate) => offset >= candidate.node.offset && offset <= candidate.node.offset + candidate.node.length);

@@ -30,7 +30,7 @@ export async function readSourceNamesFile(folder: string): Promise<SourceNamesFi
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { names: BUILT_IN_SOURCE_NAMES, problems: [] };
     return { names: BUILT_IN_SOURCE_NAMES, problems: [`${SOURCE_NAMES_FILE} cannot be read (${code ?? String(error)})`] };
   }
