@@ -13,6 +13,7 @@ export { checkCommand, checkWorkspaceFolder } from './checkCommand';
 export { historyCommand } from './historyCommand';
 export { pinCommand } from './pinCommand';
 export { trustCommand } from './trustCommand';
+export { useWorkspaceSourceNames } from '../io/sourceNamesFile';
 
 /**
  * Starts the language server on the transport named on the command line. The transport is passed

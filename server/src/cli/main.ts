@@ -300,6 +300,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   };
   const flag = (name: string): boolean => values[name] === true;
   if (text('workspace') !== undefined && !(await commands().checkWorkspaceFolder(io, command, text('workspace')!))) return 2;
+  // A run reads one workspace: its .toolpin/sources.jsonc names the modules that re-export the pin calls.
+  const folder = command === 'trust' ? rest[0] : text('workspace');
+  if (['check', 'pin', 'history', 'trust'].includes(command) && !(await commands().useWorkspaceSourceNames((line) => io.stderr(line), command, io.cwd, folder))) return 2;
 
   switch (command) {
     case 'hash': {

@@ -288,7 +288,7 @@ async function writeDocument(
       let target = document;
       let list = shown;
       if (current !== document.text) {
-        const analysis = analyzeDocument(document.kind, current);
+        const analysis = analyzeDocument(document.kind, current, document.path);
         target = { ...document, model: analysis.model, text: current, problems: analysis.problems };
         const result = verifyDocuments([target], verified.registry, verified.inventory, Date.now()).get(target.path)!;
         const now = changesOf(target, result.problems, tool);
@@ -315,8 +315,8 @@ async function writeDocument(
       // otherwise both claim the comma between them.
       for (const removal of list.removals) {
         const instanceIndex = (connectorOf(target)?.instances ?? []).findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
-        // Entries are cut with the JSON scanner, so source files keep theirs for a hand edit.
-        const fresh = target.kind === 'connector' ? connectorOf(analyzeDocument('connector', text)) : undefined;
+        // Source files too: the cut reads only the commas, whitespace and comments between entries.
+        const fresh = target.kind === 'blueprint' ? undefined : connectorOf(analyzeDocument(target.kind, text, target.path));
         const instance = fresh?.instances[instanceIndex];
         const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
         if (edits.length === 0) {

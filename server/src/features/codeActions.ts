@@ -10,6 +10,9 @@
  * the lower-casings: fixes whose result is certain. A guess ("did you mean …?") and a choice
  * (remove the entry, or add it) are only ever offered one at a time.
  *
+ * TypeScript and JavaScript sources get the same fixes: literals keep their quotes, and added
+ * entries follow the call's own quotes, key style, indentation and trailing commas.
+ *
  * No fix is ever offered for "cannot verify": an unreachable server says nothing about the pin.
  * Every re-pin also writes the pin-store entry of the new pin (docs/formats.md §6) through the
  * same WorkspaceEdit, so one undo takes both back.
@@ -28,7 +31,7 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/documents/connector';
-import { connectorOf, documentKindOf } from '../core/documents/documents';
+import { blueprintOf, connectorOf, documentKindOf } from '../core/documents/documents';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -41,7 +44,6 @@ import {
   type TextEdit,
 } from '../core/documents/fixes';
 import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/verify/payloads';
-import type { BlueprintModel } from '../core/documents/blueprint';
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -197,9 +199,6 @@ function lowercaseEditsOf(text: string, problems: ReadonlyArray<{ code: ProblemC
   });
 }
 
-/** Quick fixes that insert or remove JSON members rather than replace a literal. */
-const JSON_STRUCTURE_FIXES = new Set(['TP405', 'TP401', 'TP404', 'TP308', 'TP305']);
-
 function quickFixesFor(
   document: TextDocument,
   text: string,
@@ -214,9 +213,9 @@ function quickFixesFor(
   const span: Span = { offset: start, length: document.offsetAt(diagnostic.range.end) - start };
   const fix = (title: string, edits: readonly TextEdit[], preferred = false): CodeAction[] =>
     edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
-  // Entries of include and toolsSnapshot are added and cut with the JSON scanner: in a TypeScript
-  // or JavaScript source only the fixes that replace one literal are offered.
-  if (documentKindOf(uriToPath(document.uri)) === 'source' && JSON_STRUCTURE_FIXES.has(String(diagnostic.code))) return [];
+  // A TypeScript or JavaScript source gets the same fixes; new literals follow its own quotes and
+  // key style (core/documents/fixes.ts).
+  const editOptions = { source: documentKindOf(uriToPath(document.uri)) === 'source' };
   switch (diagnostic.code) {
     case 'TP400': {
       if (!isDriftData(data)) return [];
@@ -249,7 +248,7 @@ function quickFixesFor(
           title: `Pin "${data.tool}" at ${data.live}`,
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
-          edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live), entries, options),
+          edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live, editOptions), entries, options),
         },
       ];
     }
@@ -283,7 +282,7 @@ function quickFixesFor(
     }
     case 'TP406': {
       if (!isUnknownServerData(data) || data.suggestion === undefined) return [];
-      return fix(`Change server to "${data.suggestion}"`, [replaceStringEdit(span, data.suggestion)], true);
+      return fix(`Change server to "${data.suggestion}"`, [replaceStringEdit(span, data.suggestion, text)], true);
     }
     case 'TP404': {
       if (!isUnservedIncludeData(data)) return [];
@@ -292,7 +291,7 @@ function quickFixesFor(
       // A likely typo is corrected first; removing the entry changes nothing the runtime does
       // (it drops the entry already), so it is offered too, for an entry that is simply obsolete.
       return [
-        ...(data.suggestion !== undefined ? fix(`Change "${data.tool}" to "${data.suggestion}"`, [replaceStringEdit(span, data.suggestion)], true) : []),
+        ...(data.suggestion !== undefined ? fix(`Change "${data.tool}" to "${data.suggestion}"`, [replaceStringEdit(span, data.suggestion, text)], true) : []),
         ...fix(`Remove "${data.tool}" from include`, removeIncludeEntryEdits(text, instance, start)),
       ];
     }
@@ -310,7 +309,7 @@ function quickFixesFor(
       const entry = instance?.snapshot.find((candidate) => candidate.tool.span.offset === start);
       if (!instance || !entry) return [];
       return [
-        ...fix(`Add "${entry.tool.value}" to include`, addIncludeEntryEdits(text, instance, entry.tool.value)),
+        ...fix(`Add "${entry.tool.value}" to include`, addIncludeEntryEdits(text, instance, entry.tool.value, editOptions)),
         ...fix(`Remove the pin of "${entry.tool.value}"`, removeSnapshotEntryEdits(text, instance, entry.tool.value)),
       ];
     }
@@ -338,20 +337,22 @@ function renameActions(
   const rename = renameOf(data);
   if (!rename) return [];
   const analysis = workspace.analysis(uriToPath(document.uri));
+  const text = document.getText();
   const edits: TextEdit[] = [];
-  if (data.kind === 'schema' && analysis?.kind === 'blueprint') {
-    const step = (analysis.model as BlueprintModel).steps.find((candidate) => candidate.mcp?.toolName?.span.offset === start);
+  const blueprint = analysis ? blueprintOf(analysis) : undefined;
+  if (data.kind === 'schema' && blueprint) {
+    const step = blueprint.steps.find((candidate) => candidate.mcp?.toolName?.span.offset === start);
     const mcp = step?.mcp;
     if (!mcp?.toolName || mcp.toolName.value !== data.tool || !mcp.expectedSchemaHash) return [];
-    edits.push(replaceStringEdit(mcp.toolName.span, rename.tool));
-    if (mcp.expectedSchemaHash.value !== rename.live) edits.push(replacePinEdit(mcp.expectedSchemaHash.span, rename.live));
+    edits.push(replaceStringEdit(mcp.toolName.span, rename.tool, text));
+    if (mcp.expectedSchemaHash.value !== rename.live) edits.push(replacePinEdit(mcp.expectedSchemaHash.span, rename.live, text));
   } else if (data.kind === 'tool') {
     const instance = instanceAt(workspace, document, start);
     const entry = instance?.snapshot.find((candidate) => candidate.tool.span.offset === start && candidate.tool.value === data.tool);
     if (!instance || !entry) return [];
-    edits.push(replaceStringEdit(entry.tool.span, rename.tool), replacePinEdit(entry.pin.span, rename.live));
+    edits.push(replaceStringEdit(entry.tool.span, rename.tool, text), replacePinEdit(entry.pin.span, rename.live, text));
     // A renamed pin outside include would be a new finding (TP305): its include entry follows it.
-    for (const included of instance.include ?? []) if (included.value === data.tool) edits.push(replaceStringEdit(included.span, rename.tool));
+    for (const included of instance.include ?? []) if (included.value === data.tool) edits.push(replaceStringEdit(included.span, rename.tool, text));
   } else {
     return [];
   }

@@ -8,15 +8,23 @@
  * the string when it is unterminated; outside a string it writes the quoted value (or, at a
  * property key, the whole `"key": value` member) with the commas the neighbours need. The range
  * is one plain range, so VS Code applies the same edit in its insert and its replace mode.
+ *
+ * In a TypeScript or JavaScript source the same values complete inside the literals of
+ * `mcpInvoke$` and `defineConnector` calls (core/documents/locate.ts `sourceSlotAt`): an item
+ * replaces only the literal's content, escaped for the literal's own quote (`'`, `"` or `` ` ``),
+ * so the quote style stays as written; an unquoted key is replaced by the name itself when it is
+ * an identifier, else by a single-quoted literal. Everything else in a source is left to its own
+ * language service.
  */
 import { createScanner, getLocation, ScanError, SyntaxKind } from 'jsonc-parser';
 import { type CompletionItem, CompletionItemKind, type Connection, InsertTextFormat, type TextDocuments, TextEdit } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { BlueprintModel } from '../core/documents/blueprint';
-import type { ConnectorModel } from '../core/documents/connector';
 import { nestsTooDeep } from '../core/json/jsonDocument';
 import type { ListedTool } from '../core/verify/listing';
 import { schemaPin, toolPin } from '../core/pins/pins';
+import { stringLiteral } from '../core/documents/fixes';
+import { sourceSlotAt } from '../core/documents/locate';
+import type { DocumentAnalysis } from '../core/documents/documents';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { runSafe } from '../util/runSafe';
 import { uriToPath } from '../util/uris';
@@ -208,9 +216,7 @@ export async function computeCompletion(
   const text = document.getText();
   const analysis = workspace.setOpenDocument(file, text) ?? workspace.analysis(file);
   if (!analysis || nestsTooDeep(text)) return [];
-  // Completion reads the JSON structure around the cursor; a TypeScript or JavaScript source is
-  // left to its own language service.
-  if (analysis.kind === 'source') return [];
+  if (analysis.kind === 'source') return computeSourceCompletion(document, text, offset, analysis, workspace);
   const context = contextAt(text, offset);
   if (!context) return [];
   const { path, atKey, slot } = context;
@@ -225,7 +231,7 @@ export async function computeCompletion(
     if (atKey) return [];
     const stepIndex = path[0] === 'steps' && typeof path[1] === 'number' ? path[1] : undefined;
     if (stepIndex === undefined || path[2] !== 'input' || path.length !== 4) return [];
-    const step = (analysis.model as BlueprintModel).steps.find((candidate) => candidate.index === stepIndex);
+    const step = analysis.model.steps.find((candidate) => candidate.index === stepIndex);
     const server = step?.mcp?.server?.value;
     if (last === 'toolName') return listed(server).flatMap((entry) => entry.tools.map((tool) => toolItem(document, slot, options, tool, entry.server)));
     if (last === 'server') {
@@ -252,7 +258,7 @@ export async function computeCompletion(
   }
 
   // Connectors: find the instance whose providerConfig the cursor is in.
-  const model = analysis.model as ConnectorModel;
+  const model = analysis.model;
   const configAt = path.indexOf('providerConfig');
   if (configAt < 0) return [];
   const instance = model.instances.find((candidate) => offset >= candidate.node.offset && offset <= candidate.node.offset + candidate.node.length);
@@ -277,4 +283,68 @@ export async function computeCompletion(
     return pin ? [pinItem(document, slot, options, pin, `live tool pin of ${String(toolName)} on ${name}`)] : [];
   }
   return [];
+}
+
+/** A name that can stand as an unquoted object key. */
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * Completion inside a source file's literals. The edit's range is the literal's content (between
+ * its quotes), or the whole identifier of an unquoted key; nothing outside it changes.
+ */
+async function computeSourceCompletion(document: TextDocument, text: string, offset: number, analysis: DocumentAnalysis, workspace: LiveWorkspace): Promise<CompletionItem[]> {
+  const slot = sourceSlotAt(analysis, text, offset);
+  if (!slot) return [];
+  const file = uriToPath(document.uri);
+  const { literal, quote } = slot;
+  const range = quote
+    ? { start: document.positionAt(literal.offset + 1), end: document.positionAt(literal.offset + literal.length - 1) }
+    : { start: document.positionAt(literal.offset), end: document.positionAt(literal.offset + literal.length) };
+  const written = (value: string): string => (quote ? stringLiteral(value, quote).slice(1, -1) : IDENTIFIER.test(value) ? value : stringLiteral(value, "'"));
+  const item = (label: string, kind: CompletionItemKind, detail: string, extra: Partial<CompletionItem> = {}): CompletionItem => ({
+    label,
+    kind,
+    detail,
+    filterText: label,
+    textEdit: TextEdit.replace(range, written(label)),
+    insertTextFormat: InsertTextFormat.PlainText,
+    ...extra,
+  });
+  const servers = await workspace.servers(file);
+  const listed = (name?: string): Array<{ server: string; tools: ListedTool[] }> =>
+    servers
+      .filter((entry) => !name || entry.definition.name === name)
+      .flatMap((entry) => (entry.listing?.status === 'listed' ? [{ server: entry.definition.name, tools: entry.listing.listing.tools }] : []));
+  const toolItems = (entries: Array<{ server: string; tools: ListedTool[] }>, keep: (tool: ListedTool) => boolean = () => true): CompletionItem[] =>
+    entries.flatMap((entry) => entry.tools.filter(keep).map((tool) => item(tool.name, CompletionItemKind.Function, `tool on ${entry.server}`, { documentation: tool.description })));
+
+  if ('step' in slot) {
+    const mcp = slot.step.mcp;
+    const server = mcp?.server?.value;
+    if (slot.kind === 'toolName') return toolItems(listed(server));
+    if (slot.kind === 'server') return servers.map((entry) => item(entry.definition.name, CompletionItemKind.Module, entry.definition.origin.kind));
+    const toolName = mcp?.toolName?.value;
+    if (toolName === undefined) return [];
+    return listed(server).flatMap((entry) =>
+      entry.tools
+        .filter((tool) => tool.name === toolName && tool.inputSchema !== undefined)
+        .flatMap((tool) => {
+          const pin = safePin(() => schemaPin(tool.inputSchema));
+          return pin ? [item(pin, CompletionItemKind.Value, `live schema pin of ${toolName} on ${entry.server}`, { preselect: true })] : [];
+        }),
+    );
+  }
+  const name = slot.instance.name?.value;
+  if (!name) return [];
+  const { listing } = await workspace.serverFor(file, 'tool', '', name);
+  const tools = listing?.status === 'listed' ? listing.listing.tools : [];
+  if (slot.kind === 'include') return toolItems([{ server: name, tools }]);
+  if (slot.kind === 'snapshotKey') {
+    const selected = slot.instance.include ? new Set(slot.instance.include.map((entry) => entry.value)) : undefined;
+    return toolItems([{ server: name, tools }], (tool) => !selected || selected.has(tool.name));
+  }
+  if (slot.kind !== 'toolPin') return [];
+  const tool = tools.find((candidate) => candidate.name === slot.tool);
+  const pin = tool ? safePin(() => toolPin(tool)) : undefined;
+  return pin ? [item(pin, CompletionItemKind.Value, `live tool pin of ${slot.tool} on ${name}`, { preselect: true })] : [];
 }

@@ -26,6 +26,7 @@ import { Minimatch } from 'minimatch';
 import { documentKindOf } from '../core/documents/documents';
 import { errorCode } from '../core/json/values';
 import { mayHoldPins } from '../core/documents/source/sourceReader';
+import { defaultSourceNames, type SourceNames } from '../core/documents/source/sourceNames';
 
 /** Folder names never entered below the folder searched. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
@@ -148,14 +149,23 @@ export function isDocumentName(_relative: string, name: string): boolean {
  * always; a TypeScript or JavaScript module only when its text names one of the pin modules
  * (core/documents/source), so a tree of ordinary modules adds nothing to a check or a workspace scan.
  */
-export async function acceptDocument(file: string): Promise<boolean> {
-  if (documentKindOf(file) !== 'source') return true;
-  try {
-    return mayHoldPins(await readFile(file, 'utf8'));
-  } catch {
-    // An unreadable module is reported by whoever reads it, not hidden here.
-    return true;
-  }
+export function acceptDocument(file: string): Promise<boolean> {
+  return acceptDocumentWith(defaultSourceNames())(file);
+}
+
+/** {@link acceptDocument} for the modules `names` gives (a folder's `toolpin.sources.*` settings). */
+export function acceptDocumentWith(names: SourceNames): (file: string) => Promise<boolean> {
+  return async (file) => {
+    if (documentKindOf(file) !== 'source') return true;
+    try {
+      // The bytes, not a decoded string: most modules are not documents, and searching the bytes
+      // for the names' UTF-8 spares decoding them and the garbage of their text.
+      return mayHoldPins(await readFile(file), names);
+    } catch {
+      // An unreadable module is reported by whoever reads it, not hidden here.
+      return true;
+    }
+  };
 }
 
 /** True when a string uses glob syntax (`*`, `?`, `[…]` or `{…}`). */

@@ -13,8 +13,9 @@ import { analyzeConnector, type ConnectorModel } from './connector';
 import { capProblems, type Problem } from '../problems';
 import { reanalyzeBlueprint } from './incremental';
 import { analyzeSource, type SourceModel } from './source/analyzeSource';
+import type { SourceNames } from './source/sourceNames';
 
-export type { SourceModel };
+export type { SourceModel, SourceNames };
 
 export type DocumentKind = 'blueprint' | 'connector' | 'source';
 
@@ -65,9 +66,11 @@ export function connectorOf(document: DocumentModel): ConnectorModel | undefined
 
 /**
  * Analyzes a document of a known kind. `fileName` lets a source file's reader know JSX files
- * (`.tsx`, `.jsx`). Never throws. At most {@link capProblems}' limit of problems.
+ * (`.tsx`, `.jsx`); `sourceNames` says which imports a source file's pin calls come from (the
+ * `toolpin.sources.*` settings; by default the built-in ones, or the CLI run's). Never throws. At
+ * most {@link capProblems}' limit of problems.
  */
-export function analyzeDocument(kind: DocumentKind, text: string, fileName?: string): DocumentAnalysis {
+export function analyzeDocument(kind: DocumentKind, text: string, fileName?: string, sourceNames?: SourceNames): DocumentAnalysis {
   switch (kind) {
     case 'blueprint': {
       const analysis = analyzeBlueprint(text);
@@ -78,7 +81,7 @@ export function analyzeDocument(kind: DocumentKind, text: string, fileName?: str
       return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
     }
     default: {
-      const analysis = analyzeSource(text, fileName);
+      const analysis = analyzeSource(text, fileName, sourceNames);
       return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
     }
   }

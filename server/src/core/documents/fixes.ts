@@ -82,21 +82,80 @@ function lineEndOf(text: string, offset: number): number {
 }
 
 /**
+ * How new literals are written in a document: JSON's `"…"` keys and values, or, in a TypeScript
+ * or JavaScript source (core/documents/source), the style the connector call already uses.
+ */
+interface LiteralStyle {
+  /** The quote of new string values. */
+  readonly quote: string;
+  /** Whether new keys are written unquoted when they are identifiers. */
+  readonly bareKeys: boolean;
+}
+
+const JSON_STYLE: LiteralStyle = { quote: '"', bareKeys: false };
+const QUOTE_CHARACTERS = new Set(['"', "'", '`']);
+/** A name that can stand as an unquoted object key in a source file. */
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * The style of a source file's connector call: the quote of its pins (else of its `include`
+ * entries, else of its name), single quotes when it has none; keys bare when its snapshot keys
+ * are (else when its own keys are).
+ */
+function sourceStyle(text: string, instance: ConnectorInstanceModel): LiteralStyle {
+  const literals = [...instance.snapshot.map((entry) => entry.pin.span), ...(instance.include ?? []).map((entry) => entry.span), ...(instance.name ? [instance.name.span] : [])];
+  const quote = literals.map((span) => text[span.offset] ?? '').find((character) => QUOTE_CHARACTERS.has(character)) ?? "'";
+  const keys = instance.snapshot.length > 0 ? instance.snapshot.map((entry) => entry.tool.span) : (instance.node.children ?? []).flatMap((property) => (property.children?.[0] ? [property.children[0]] : []));
+  const bareKeys = keys.length === 0 || keys.every((span) => !QUOTE_CHARACTERS.has(text[span.offset] ?? ''));
+  return { quote, bareKeys };
+}
+
+/** Whether an instance is a source file's: as the options say, else as the model says (only source instances carry `computed`). */
+function isSource(instance: ConnectorInstanceModel, options: EditOptions | undefined): boolean {
+  return options?.source ?? instance.computed !== undefined;
+}
+
+function styleOf(text: string, instance: ConnectorInstanceModel, options: EditOptions | undefined): LiteralStyle {
+  return isSource(instance, options) ? sourceStyle(text, instance) : JSON_STYLE;
+}
+
+/** What an edit needs to know about the document beyond its text. */
+export interface EditOptions {
+  /**
+   * The document is a TypeScript or JavaScript source: new literals follow its style, and no
+   * JSON-only edit is made. When left out, an instance read from a source file (one that carries
+   * `computed`) counts as one.
+   */
+  readonly source?: boolean;
+}
+
+function keyText(name: string, style: LiteralStyle): string {
+  // A key is never a template literal: a backtick style writes keys in single quotes.
+  return style.bareKeys && IDENTIFIER.test(name) ? name : stringLiteral(name, style.quote === '`' ? "'" : style.quote);
+}
+
+/**
  * Adds (or replaces) `toolsSnapshot[tool] = pin` in a connector instance.
  *
  * An existing entry gets only its value replaced. A new entry is written after the last one, on a
- * line of its own with the same indentation when the entries are one per line, and every comment
- * stays where it was: the text is inserted, never re-formatted. Only a missing `toolsSnapshot`
- * object is added with jsonc-parser's `modify`.
+ * line of its own with the same indentation when the entries are one per line, with a trailing
+ * comma when the last one has one, and every comment stays where it was: the text is inserted,
+ * never re-formatted. Only a missing `toolsSnapshot` object in a JSON document is added with
+ * jsonc-parser's `modify`. In a source file (`options.source`) the entry follows the call's own
+ * quotes and key style, a missing `toolsSnapshot` is added to a literal `providerConfig` object,
+ * and there is no edit when `providerConfig` is not a literal object (it is computed).
  */
-export function setSnapshotEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string, pin: string): TextEdit[] {
+export function setSnapshotEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string, pin: string, options?: EditOptions): TextEdit[] {
   const existing = [...instance.snapshot].reverse().find((entry) => entry.tool.value === tool);
-  if (existing) return [replacePinEdit(existing.pin.span, pin)];
+  if (existing) return [replacePinEdit(existing.pin.span, pin, text)];
+  const style = styleOf(text, instance, options);
   const snapshot = snapshotObject(instance);
-  const member = `${JSON.stringify(tool)}: ${JSON.stringify(pin)}`;
+  const member = `${keyText(tool, style)}: ${stringLiteral(pin, style.quote)}`;
   if (snapshot) return appendMemberEdits(text, snapshot, member);
   const config = getProperty(instance.node, 'providerConfig')?.valueNode;
-  if (config?.type === 'object') return appendMemberEdits(text, config, `"toolsSnapshot": { ${member} }`);
+  // A source's toolsSnapshot that is there but not a literal object is computed: a second one would override it.
+  if (isSource(instance, options) && (config?.type !== 'object' || getProperty(config, 'toolsSnapshot'))) return [];
+  if (config?.type === 'object') return appendMemberEdits(text, config, `${keyText('toolsSnapshot', style)}: { ${member} }`);
   return toEdits(modify(text, [...instancePath(instance), 'providerConfig', 'toolsSnapshot', tool], pin, { formattingOptions: detectIndentation(text) }));
 }
 
@@ -135,7 +194,9 @@ function appendMemberEdits(text: string, object: JsonNode, member: string): Text
 
 /**
  * Removes `toolsSnapshot[tool]` from a connector instance: the member and one comma next to it,
- * and its line when nothing else is on it. Comments outside the member itself are kept.
+ * and its line when nothing else is on it. Comments outside the member itself are kept. The same
+ * for a source file: the scanner reads only the whitespace, commas and comments between members,
+ * which JavaScript writes as JSON does.
  */
 export function removeSnapshotEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string): TextEdit[] {
   const snapshot = snapshotObject(instance);
@@ -232,15 +293,24 @@ export function removeIncludeEntryEdits(text: string, instance: ConnectorInstanc
  * instance has no `include` array (without one, every served tool is already selected) or the
  * tool is already listed.
  */
-export function addIncludeEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string): TextEdit[] {
+export function addIncludeEntryEdits(text: string, instance: ConnectorInstanceModel, tool: string, options?: EditOptions): TextEdit[] {
   const include = includeArray(instance);
   if (!include || (include.children ?? []).some((element) => element.value === tool)) return [];
-  return appendMemberEdits(text, include, JSON.stringify(tool));
+  return appendMemberEdits(text, include, stringLiteral(tool, styleOf(text, instance, options).quote));
 }
 
-/** Replaces the string literal at `span` (quotes included) with the literal of `value`. */
-export function replaceStringEdit(span: Span, value: string): TextEdit {
-  return { offset: span.offset, length: span.length, content: JSON.stringify(value) };
+/**
+ * Replaces the string literal at `span` (quotes included) with the literal of `value`. Given the
+ * document `text`, the literal keeps its own quote as {@link replacePinEdit} does; an unquoted key
+ * of a source file (`{ echo_upper: … }`) stays unquoted when `value` is an identifier, else it
+ * becomes a single-quoted literal.
+ */
+export function replaceStringEdit(span: Span, value: string, text?: string): TextEdit {
+  const first = text?.[span.offset];
+  if (first !== undefined && !QUOTE_CHARACTERS.has(first)) {
+    return { offset: span.offset, length: span.length, content: IDENTIFIER.test(value) ? value : stringLiteral(value, "'") };
+  }
+  return { offset: span.offset, length: span.length, content: stringLiteral(value, first) };
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
  * What is at an offset of a document, for hover, completion and code lens: a pin, a tool name, a
- * `toolsSnapshot` key or an `include` entry, with the step or connector instance it belongs to.
+ * `toolsSnapshot` key or an `include` entry, with the step or connector instance it belongs to;
+ * and, for TypeScript and JavaScript sources, the literal completion can fill ({@link sourceSlotAt}).
  */
 import type { StepModel } from './blueprint';
 import type { ConnectorInstanceModel } from './connector';
 import { blueprintOf, connectorOf, type DocumentModel } from './documents';
+import { type JsonNode, spanOf } from '../json/jsonDocument';
 import type { ParsedPin } from '../pins/pins';
 import type { Span } from '../problems';
 
@@ -39,6 +41,84 @@ export function pinTargetAt(analysis: DocumentModel, offset: number): PinTarget 
         return { kind: 'tool', tool: entry.value, server, pin: pinned?.parsed, pinSpan: pinned?.pin.span, instance, on: 'include' };
       }
     }
+  }
+  return undefined;
+}
+
+/**
+ * A literal of a TypeScript or JavaScript source that completion can fill, with what it names:
+ * a step's `toolName`, `server` or `expectedSchemaHash`; a connector instance's `include` entry,
+ * `toolsSnapshot` key or `toolsSnapshot` value (the pin of `tool`). `literal` is the literal's
+ * span, quotes included; `quote` is its quote character, or undefined for an unquoted key
+ * (`{ echo_upper: '…' }`), whose span is the identifier.
+ */
+export type SourceSlot =
+  | { readonly kind: 'toolName' | 'server' | 'schemaPin'; readonly literal: Span; readonly quote: string | undefined; readonly step: StepModel }
+  | { readonly kind: 'include' | 'snapshotKey'; readonly literal: Span; readonly quote: string | undefined; readonly instance: ConnectorInstanceModel }
+  | { readonly kind: 'toolPin'; readonly literal: Span; readonly quote: string | undefined; readonly instance: ConnectorInstanceModel; readonly tool: string };
+
+const QUOTES = new Set(['"', "'", '`']);
+
+/**
+ * The literal under `offset` below `root` and its path of keys from `root`. A quoted literal
+ * counts only from just after its opening quote to just before its closing one (a cursor outside
+ * the quotes is not in it); an unquoted key counts over its whole identifier.
+ */
+function literalAt(root: JsonNode, text: string, offset: number): { path: string[]; node: JsonNode; atKey: boolean; quote: string | undefined } | undefined {
+  const quoteOf = (node: JsonNode): string | undefined => (QUOTES.has(text[node.offset] ?? '') ? text[node.offset] : undefined);
+  const holds = (node: JsonNode): boolean =>
+    quoteOf(node) !== undefined ? offset > node.offset && offset < node.offset + node.length : offset >= node.offset && offset <= node.offset + node.length;
+  const path: string[] = [];
+  let node: JsonNode | undefined = root;
+  while (node) {
+    if (node.type === 'string') return holds(node) ? { path, node, atKey: false, quote: quoteOf(node) } : undefined;
+    const current: JsonNode = node;
+    node = undefined;
+    if (current.type === 'object') {
+      for (const property of current.children ?? []) {
+        const [key, value] = property.children ?? [];
+        if (key?.type === 'string' && holds(key)) return { path: [...path, String(key.value)], node: key, atKey: true, quote: quoteOf(key) };
+        if (key && value && offset >= value.offset && offset <= value.offset + value.length) {
+          path.push(String(key.value));
+          node = value;
+          break;
+        }
+      }
+    } else if (current.type === 'array') {
+      const element = (current.children ?? []).find((child) => offset >= child.offset && offset <= child.offset + child.length);
+      if (element) {
+        path.push('[]');
+        node = element;
+      }
+    }
+  }
+  return undefined;
+}
+
+const STEP_SLOTS: ReadonlyMap<string, 'toolName' | 'server' | 'schemaPin'> = new Map([
+  ['toolName', 'toolName'],
+  ['server', 'server'],
+  ['expectedSchemaHash', 'schemaPin'],
+]);
+
+/** The literal of a source file's `mcpInvoke$` or `defineConnector` call that completion can fill at `offset`, or undefined. */
+export function sourceSlotAt(analysis: DocumentModel, text: string, offset: number): SourceSlot | undefined {
+  if (analysis.model.kind !== 'source') return undefined;
+  for (const step of analysis.model.blueprint.steps) {
+    if (!step.mcp || offset < step.node.offset || offset > step.node.offset + step.node.length) continue;
+    const found = literalAt(step.node, text, offset);
+    if (!found || found.atKey || found.path.length !== 1) return undefined;
+    const kind = STEP_SLOTS.get(found.path[0]!);
+    return kind ? { kind, literal: spanOf(found.node), quote: found.quote, step } : undefined;
+  }
+  for (const instance of analysis.model.connector.instances) {
+    if (offset < instance.node.offset || offset > instance.node.offset + instance.node.length) continue;
+    const found = literalAt(instance.node, text, offset);
+    if (!found || found.path.length !== 3 || found.path[0] !== 'providerConfig') return undefined;
+    const base = { literal: spanOf(found.node), quote: found.quote, instance };
+    if (found.path[1] === 'include' && found.path[2] === '[]' && !found.atKey) return { kind: 'include', ...base };
+    if (found.path[1] === 'toolsSnapshot') return found.atKey ? { kind: 'snapshotKey', ...base } : { kind: 'toolPin', ...base, tool: found.path[2]! };
+    return undefined;
   }
   return undefined;
 }

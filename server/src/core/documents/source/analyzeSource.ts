@@ -11,6 +11,7 @@ import type { JsonNode, StringField } from '../../json/jsonDocument';
 import { getProperty, spanOf, stringField } from '../../json/jsonDocument';
 import { type Problem, problem, type Span } from '../../problems';
 import { type ComputedValue, type InvokeCall, MCP_INVOKE_CALL, readSource } from './sourceReader';
+import type { SourceNames } from './sourceNames';
 
 export interface SourceModel {
   readonly kind: 'source';
@@ -50,9 +51,9 @@ function isMissingFieldProblem(found: Problem, open: readonly JsonNode[]): boole
   return false;
 }
 
-/** Parses and checks a TypeScript or JavaScript module. Never throws. */
-export function analyzeSource(text: string, fileName?: string): SourceAnalysis {
-  const reading = readSource(text, fileName);
+/** Parses and checks a TypeScript or JavaScript module; `names` as for {@link readSource}. Never throws. */
+export function analyzeSource(text: string, fileName?: string, names?: SourceNames): SourceAnalysis {
+  const reading = readSource(text, fileName, names);
   const problems: Problem[] = [];
   const open = [...reading.open];
   const labelled: Array<{ call: Span; label: string }> = [];

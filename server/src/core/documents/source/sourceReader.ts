@@ -8,8 +8,9 @@
  *
  * Contracts:
  * - A call is recognised by its import only: a named import (aliases included) from
- *   `@objectstack/spec/integration` (defineConnector) or `@loom/plugin-mcp` (mcpInvoke$), a
- *   namespace import used as `ns.name(...)`, or the CommonJS `const { name } = require(...)`.
+ *   `@objectstack/spec/integration` (defineConnector) or `@loom/plugin-mcp` (mcpInvoke$), or from
+ *   a module the settings name as re-exporting them ({@link SourceNames}), a namespace import used
+ *   as `ns.name(...)`, or the CommonJS `const { name } = require(...)`.
  * - Plain string literals, template literals without substitutions, numbers, booleans, null and
  *   literal object keys (quoted or not) are read. Anything else (identifiers, calls, member
  *   accesses, spreads, substitutions, computed keys, methods) is never guessed: it becomes a hole
@@ -21,12 +22,9 @@
 import { parse, type ParserOptions } from '@babel/parser';
 import type { JsonNode } from '../../json/jsonDocument';
 import type { Span } from '../../problems';
+import { type CallKind, defaultSourceNames, type SourceNames } from './sourceNames';
 
-/** The module that exports `defineConnector`, and the one that exports `mcpInvoke$`. */
-export const CONNECTOR_MODULE = '@objectstack/spec/integration';
-export const INVOKE_MODULE = '@loom/plugin-mcp';
-export const DEFINE_CONNECTOR = 'defineConnector';
-export const MCP_INVOKE_CALL = 'mcpInvoke$';
+export { CONNECTOR_MODULE, DEFINE_CONNECTOR, INVOKE_MODULE, MCP_INVOKE_CALL } from './sourceNames';
 
 /** A value in a recognised call that is computed at run time, and the path that names it. */
 export interface ComputedValue {
@@ -76,24 +74,59 @@ export interface SourceReading {
 
 const EMPTY: SourceReading = { connectors: [], invocations: [], computed: [], open: new Set(), unreadable: [] };
 
+/** Text to search: a string, or anything else that can say whether it holds a string (a file's bytes). */
+export interface Searchable {
+  includes(search: string): boolean;
+}
+
 /**
- * The cheap pre-filter: a module can hold a recognised call only if its text names one of the two
- * modules (every recognised call goes through an import). A TypeScript file without them costs one
- * substring search.
+ * The cheap pre-filter: a module can hold a recognised call only if its text names one of the
+ * modules of `names` (every recognised call goes through an import). A TypeScript file without
+ * them costs one substring search per module. `text` may be the file's UTF-8 bytes (a Node
+ * Buffer searches for the UTF-8 encoding of each name), so a file finder need not decode files
+ * that are not documents.
  */
-export function mayHoldPins(text: string): boolean {
-  return text.includes(INVOKE_MODULE) || text.includes(CONNECTOR_MODULE);
+export function mayHoldPins(text: Searchable, names: SourceNames = defaultSourceNames()): boolean {
+  return names.modules.some((module) => text.includes(module));
 }
 
 /** How many statements a half-typed file may lose before reading stops trying. */
 const MAX_RECOVERIES = 16;
 
-type AstNode = { type: string; start?: number | null; end?: number | null; [key: string]: unknown };
+/*
+ * Babel's node types, derived from what `parse` returns (so no import of @babel/types, which is
+ * not a dependency of ours): each is a union discriminated by `type`, so a check of `type`
+ * narrows a node without a cast.
+ */
+type Program = ReturnType<typeof parse>['program'];
+type Statement = Program['body'][number];
+type Of<Union, Type extends string> = Extract<Union, { type: Type }>;
+type VariableDeclarator = Of<Statement, 'VariableDeclaration'>['declarations'][number];
+type Expression = NonNullable<VariableDeclarator['init']>;
+type CallExpression = Of<Expression, 'CallExpression' | 'OptionalCallExpression'>;
+type ObjectMember = Of<Expression, 'ObjectExpression'>['properties'][number];
+type ObjectProperty = Of<ObjectMember, 'ObjectProperty'>;
+/** What {@link Converter.convert} is given: an argument, a property value or an array element. */
+type ValueNode = CallExpression['arguments'][number] | ObjectProperty['value'] | ObjectMember;
+/** The nodes whose name {@link nameOf} reads. */
+type NameNode = CallExpression['callee'] | Of<ObjectMember, 'ObjectProperty' | 'ObjectMethod'>['key'] | Of<Statement, 'ImportDeclaration'>['specifiers'][number]['local'] | Of<Expression, 'MemberExpression'>['property'] | ValueNode | VariableDeclarator['id'];
+/** Any node, as far as the walk over the tree needs to know it. */
+interface WalkNode {
+  readonly type: string;
+}
+/** Where a node is: every Babel node has `start` and `end`. */
+interface Located {
+  readonly start?: number | null;
+  readonly end?: number | null;
+}
 
 function parserOptions(jsx: boolean): ParserOptions {
   return {
     sourceType: 'unambiguous',
     errorRecovery: true,
+    // Comments are never read (only literals are), and attaching them to nodes is a quarter of
+    // the parse time of a large module.
+    attachComment: false,
     allowImportExportEverywhere: true,
     allowReturnOutsideFunction: true,
     allowAwaitOutsideFunction: true,
@@ -169,24 +202,27 @@ function blank(text: string, span: Span): string {
 }
 
 /** Parses with recovery; never throws. `jsx` is for .tsx/.jsx files (and plain .js, where JSX is common). */
-function parseRecovering(text: string, jsx: boolean): { program: AstNode | undefined; unreadable: UnreadableRegion[] } {
+/** The offset of a syntax error Babel threw (its `pos`), or undefined for anything else. */
+function errorPosition(error: unknown): number | undefined {
+  return typeof error === 'object' && error !== null && 'pos' in error && typeof error.pos === 'number' ? error.pos : undefined;
+}
+
+function parseRecovering(text: string, jsx: boolean): { program: Program | undefined; unreadable: UnreadableRegion[] } {
   const unreadable: UnreadableRegion[] = [];
   let current = text;
   for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
     try {
-      const file = parse(current, parserOptions(jsx)) as unknown as AstNode;
-      return { program: file.program as AstNode, unreadable };
+      return { program: parse(current, parserOptions(jsx)).program, unreadable };
     } catch (error) {
-      const position = (error as { pos?: unknown }).pos;
-      if (typeof position !== 'number') return { program: undefined, unreadable };
+      const position = errorPosition(error);
+      if (position === undefined) return { program: undefined, unreadable };
       // A file being typed ends inside a call: closing its brackets keeps the literals typed so
       // far (offsets do not move, the brackets go after the end).
       if (position >= current.trimEnd().length) {
         const closers = closingBrackets(current);
         if (closers) {
           try {
-            const file = parse(current + closers, parserOptions(jsx)) as unknown as AstNode;
-            return { program: file.program as AstNode, unreadable };
+            return { program: parse(current + closers, parserOptions(jsx)).program, unreadable };
           } catch {
             // Not enough: the statement is left out below.
           }
@@ -201,62 +237,67 @@ function parseRecovering(text: string, jsx: boolean): { program: AstNode | undef
   return { program: undefined, unreadable };
 }
 
-function spanOfAst(node: AstNode): Span {
+function spanOfAst(node: Located): Span {
   const start = node.start ?? 0;
   return { offset: start, length: (node.end ?? start) - start };
 }
 
 /** The names under which the two functions are visible in a module. */
 interface Bindings {
-  readonly direct: Map<string, 'connector' | 'invoke'>;
-  /** Namespace imports: `ns` → module kind. */
-  readonly namespaces: Map<string, 'connector' | 'invoke'>;
+  readonly direct: Map<string, CallKind>;
+  /** Namespace imports and whole-module requires: `ns` → the module specifier. */
+  readonly namespaces: Map<string, string>;
 }
 
-function moduleKind(source: unknown): 'connector' | 'invoke' | undefined {
-  if (source === CONNECTOR_MODULE) return 'connector';
-  if (source === INVOKE_MODULE) return 'invoke';
+/** The kind of call the export `exported` of module `source` is, under `names`; undefined when it is neither. */
+function exportKind(names: SourceNames, source: string, exported: string | undefined): CallKind | undefined {
+  if (exported === undefined) return undefined;
+  if (names.connector.get(source)?.has(exported)) return 'connector';
+  if (names.invoke.get(source)?.has(exported)) return 'invoke';
   return undefined;
 }
 
-function exportedName(kind: 'connector' | 'invoke'): string {
-  return kind === 'connector' ? DEFINE_CONNECTOR : MCP_INVOKE_CALL;
+function isNamedModule(names: SourceNames, source: unknown): source is string {
+  return typeof source === 'string' && (names.connector.has(source) || names.invoke.has(source));
 }
 
-function nameOf(node: unknown): string | undefined {
-  const ast = node as AstNode | undefined;
-  if (ast?.type === 'Identifier') return ast.name as string;
-  if (ast?.type === 'StringLiteral') return ast.value as string;
+function nameOf(node: NameNode | null | undefined): string | undefined {
+  if (node?.type === 'Identifier') return node.name;
+  if (node?.type === 'StringLiteral') return node.value;
   return undefined;
 }
 
-function collectBindings(program: AstNode): Bindings {
+function collectBindings(program: Program, names: SourceNames): Bindings {
   const bindings: Bindings = { direct: new Map(), namespaces: new Map() };
-  for (const statement of (program.body as AstNode[] | undefined) ?? []) {
+  for (const statement of program.body) {
     if (statement.type === 'ImportDeclaration') {
-      const kind = moduleKind((statement.source as AstNode | undefined)?.value);
-      if (!kind || statement.importKind === 'type') continue;
-      for (const specifier of (statement.specifiers as AstNode[] | undefined) ?? []) {
+      const source = statement.source.value;
+      if (!isNamedModule(names, source) || statement.importKind === 'type') continue;
+      for (const specifier of statement.specifiers) {
         const local = nameOf(specifier.local);
         if (!local) continue;
-        if (specifier.type === 'ImportSpecifier' && specifier.importKind !== 'type' && nameOf(specifier.imported) === exportedName(kind)) bindings.direct.set(local, kind);
-        if (specifier.type === 'ImportNamespaceSpecifier') bindings.namespaces.set(local, kind);
+        if (specifier.type === 'ImportSpecifier' && specifier.importKind !== 'type') {
+          const kind = exportKind(names, source, nameOf(specifier.imported));
+          if (kind) bindings.direct.set(local, kind);
+        }
+        if (specifier.type === 'ImportNamespaceSpecifier') bindings.namespaces.set(local, source);
       }
     } else if (statement.type === 'VariableDeclaration') {
       // CommonJS: const { defineConnector: define } = require('@objectstack/spec/integration')
-      for (const declarator of (statement.declarations as AstNode[] | undefined) ?? []) {
-        const init = declarator.init as AstNode | undefined;
-        const args = init?.arguments as AstNode[] | undefined;
-        if (init?.type !== 'CallExpression' || nameOf(init.callee) !== 'require' || args?.[0]?.type !== 'StringLiteral') continue;
-        const kind = moduleKind(args[0].value);
-        const id = declarator.id as AstNode;
-        if (!kind) continue;
-        if (id.type === 'Identifier') bindings.namespaces.set(id.name as string, kind);
+      for (const declarator of statement.declarations) {
+        const init = declarator.init;
+        if (init?.type !== 'CallExpression' || nameOf(init.callee) !== 'require') continue;
+        const first = init.arguments[0];
+        if (first?.type !== 'StringLiteral' || !isNamedModule(names, first.value)) continue;
+        const source = first.value;
+        const id = declarator.id;
+        if (id.type === 'Identifier') bindings.namespaces.set(id.name, source);
         if (id.type !== 'ObjectPattern') continue;
-        for (const property of (id.properties as AstNode[] | undefined) ?? []) {
+        for (const property of id.properties) {
           if (property.type !== 'ObjectProperty' || property.computed) continue;
           const local = nameOf(property.value);
-          if (local && nameOf(property.key) === exportedName(kind)) bindings.direct.set(local, kind);
+          const kind = exportKind(names, source, nameOf(property.key));
+          if (local && kind) bindings.direct.set(local, kind);
         }
       }
     }
@@ -264,82 +305,165 @@ function collectBindings(program: AstNode): Bindings {
   return bindings;
 }
 
-function calleeKind(callee: AstNode, bindings: Bindings): 'connector' | 'invoke' | undefined {
-  if (callee.type === 'Identifier') return bindings.direct.get(callee.name as string);
+function calleeKind(callee: CallExpression['callee'], bindings: Bindings, names: SourceNames): CallKind | undefined {
+  if (callee.type === 'Identifier') return bindings.direct.get(callee.name);
   if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && !callee.computed) {
-    const object = callee.object as AstNode;
-    const kind = object.type === 'Identifier' ? bindings.namespaces.get(object.name as string) : undefined;
-    return kind && nameOf(callee.property) === exportedName(kind) ? kind : undefined;
+    const object = callee.object;
+    const source = object.type === 'Identifier' ? bindings.namespaces.get(object.name) : undefined;
+    return source === undefined ? undefined : exportKind(names, source, nameOf(callee.property));
   }
   return undefined;
 }
 
 const SKIPPED_KEYS = new Set(['loc', 'start', 'end', 'extra', 'range', 'leadingComments', 'trailingComments', 'innerComments', 'typeAnnotation', 'returnType', 'typeParameters']);
 
-/** Visits every node below `root` without recursion (deep modules never exhaust the stack). */
-function walk(root: AstNode, visit: (node: AstNode) => void): void {
-  const stack: AstNode[] = [root];
+/**
+ * The keys that can lead to a call, for the node types met on the way to most calls: listing them
+ * saves enumerating every property of each node (Babel's nodes have many). Any other type is
+ * walked through all its keys but {@link SKIPPED_KEYS}. Each list holds every key of its type that
+ * can hold an expression (a decorator on an identifier included), so no call is missed.
+ */
+const CHILD_KEYS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ['ExportNamedDeclaration', ['declaration']],
+  ['ExportDefaultDeclaration', ['declaration']],
+  ['VariableDeclaration', ['declarations']],
+  ['VariableDeclarator', ['id', 'init']],
+  ['ExpressionStatement', ['expression']],
+  ['CallExpression', ['callee', 'arguments']],
+  ['OptionalCallExpression', ['callee', 'arguments']],
+  ['MemberExpression', ['object', 'property']],
+  ['OptionalMemberExpression', ['object', 'property']],
+  ['ArrayExpression', ['elements']],
+  ['ObjectExpression', ['properties']],
+  ['ObjectProperty', ['key', 'value']],
+  ['SpreadElement', ['argument']],
+  ['TemplateLiteral', ['expressions']],
+  ['TSAsExpression', ['expression']],
+  ['TSSatisfiesExpression', ['expression']],
+  ['TSNonNullExpression', ['expression']],
+  ['ParenthesizedExpression', ['expression']],
+  ['Identifier', ['decorators']],
+  ['StringLiteral', []],
+  ['NumericLiteral', []],
+  ['BooleanLiteral', []],
+  ['NullLiteral', []],
+  ['ImportDeclaration', []],
+]);
+
+/** True when a value met in the tree is a node (an object with a string `type`). */
+function isWalkNode(value: unknown): value is WalkNode & Located {
+  return typeof value === 'object' && value !== null && 'type' in value && typeof value.type === 'string';
+}
+
+/**
+ * The offsets where any of `names` occurs in `text`, sorted. A recognised call's callee is one of
+ * these names (a direct binding, or the object of `ns.name`), so a node whose text holds none of
+ * them holds no recognised call: the walk leaves it out.
+ */
+function occurrences(text: string, names: Iterable<string>): number[] {
+  const found: number[] = [];
+  for (const name of names) {
+    for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + name.length)) found.push(at);
+  }
+  return found.sort((a, b) => a - b);
+}
+
+/** True when some offset of the sorted `offsets` is in [start, end). */
+function anyWithin(offsets: readonly number[], start: number, end: number): boolean {
+  let low = 0;
+  let high = offsets.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (offsets[middle]! < start) low = middle + 1;
+    else high = middle;
+  }
+  return low < offsets.length && offsets[low]! < end;
+}
+
+/** True when a node is a call: the one kind of node the reader looks for. */
+function isCall(node: WalkNode): node is CallExpression {
+  return node.type === 'CallExpression' || node.type === 'OptionalCallExpression';
+}
+
+/**
+ * Visits every call below `root` whose text holds one of the sorted `offsets`, without recursion
+ * (deep modules never exhaust the stack). Subtrees holding none are not entered: most of a module
+ * is code around the calls, and the walk is what reading costs beyond the parse.
+ */
+function walkCalls(root: WalkNode, offsets: readonly number[], visit: (node: CallExpression) => void): void {
+  const stack: WalkNode[] = [root];
+  const push = (child: unknown): void => {
+    if (isWalkNode(child) && anyWithin(offsets, child.start ?? 0, child.end ?? Number.POSITIVE_INFINITY)) stack.push(child);
+  };
+  const pushValue = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) push(value[index]);
+    } else {
+      push(value);
+    }
+  };
   while (stack.length > 0) {
     const node = stack.pop()!;
-    visit(node);
-    for (const key of Object.keys(node)) {
-      if (SKIPPED_KEYS.has(key)) continue;
-      const value = node[key];
-      if (Array.isArray(value)) {
-        for (let index = value.length - 1; index >= 0; index--) {
-          const child = value[index] as AstNode | null;
-          if (child && typeof child.type === 'string') stack.push(child);
-        }
-      } else if (value && typeof value === 'object' && typeof (value as AstNode).type === 'string') {
-        stack.push(value as AstNode);
-      }
+    if (isCall(node)) visit(node);
+    const keys = CHILD_KEYS.get(node.type);
+    if (keys) {
+      for (const key of keys) pushValue(Reflect.get(node, key));
+      continue;
+    }
+    for (const key in node) {
+      if (!SKIPPED_KEYS.has(key)) pushValue(Reflect.get(node, key));
     }
   }
 }
 
 /** Wrappers that do not change a literal's value: `as const`, `satisfies T`, `!`, `<T>x`, parentheses. */
 const TRANSPARENT = new Set(['TSAsExpression', 'TSSatisfiesExpression', 'TSNonNullExpression', 'TSTypeAssertion', 'ParenthesizedExpression']);
+type Transparent = Of<Expression, 'TSAsExpression' | 'TSSatisfiesExpression' | 'TSNonNullExpression' | 'TSTypeAssertion' | 'ParenthesizedExpression'>;
+
+function isTransparent(node: ValueNode): node is Transparent {
+  return TRANSPARENT.has(node.type);
+}
 
 class Converter {
   readonly computed: ComputedValue[] = [];
   readonly open = new Set<JsonNode>();
 
-  private hole(node: AstNode, path: string, keySpan: Span | undefined): undefined {
+  private hole(node: Located, path: string, keySpan: Span | undefined): undefined {
     this.computed.push({ span: spanOfAst(node), path, keySpan });
     return undefined;
   }
 
   /** The node tree of a literal expression, or undefined (and a computed value) when it is not literal. */
-  convert(expression: AstNode, path: string, parent: JsonNode | undefined, keySpan?: Span): JsonNode | undefined {
-    let node = expression;
-    while (TRANSPARENT.has(node.type) && node.expression) node = node.expression as AstNode;
-    const { offset, length } = spanOfAst(expression === node ? node : node);
+  convert(expression: ValueNode, path: string, parent: JsonNode | undefined, keySpan?: Span): JsonNode | undefined {
+    let node: ValueNode = expression;
+    while (isTransparent(node)) node = node.expression;
+    const { offset, length } = spanOfAst(node);
     const base = { offset, length, ...(parent ? { parent } : {}) };
     switch (node.type) {
       case 'StringLiteral':
-        return { type: 'string', value: node.value as string, ...base };
+        return { type: 'string', value: node.value, ...base };
       case 'TemplateLiteral': {
-        const quasis = node.quasis as AstNode[];
-        const cooked = (quasis[0]?.value as { cooked?: string | null } | undefined)?.cooked;
-        if ((node.expressions as unknown[]).length > 0 || typeof cooked !== 'string') return this.hole(node, path, keySpan);
+        const cooked = node.quasis[0]?.value.cooked;
+        if (node.expressions.length > 0 || typeof cooked !== 'string') return this.hole(node, path, keySpan);
         return { type: 'string', value: cooked, ...base };
       }
       case 'NumericLiteral':
-        return { type: 'number', value: node.value as number, ...base };
+        return { type: 'number', value: node.value, ...base };
       case 'UnaryExpression': {
-        const argument = node.argument as AstNode;
-        if (node.operator === '-' && argument.type === 'NumericLiteral') return { type: 'number', value: -(argument.value as number), ...base };
+        const argument = node.argument;
+        if (node.operator === '-' && argument.type === 'NumericLiteral') return { type: 'number', value: -argument.value, ...base };
         return this.hole(node, path, keySpan);
       }
       case 'BooleanLiteral':
-        return { type: 'boolean', value: node.value as boolean, ...base };
+        return { type: 'boolean', value: node.value, ...base };
       case 'NullLiteral':
         return { type: 'null', value: null, ...base };
       case 'ObjectExpression':
         return this.object(node, path, base);
       case 'ArrayExpression': {
-        const array: JsonNode = { type: 'array', ...base, children: [] };
-        ((node.elements as (AstNode | null)[]) ?? []).forEach((element, index) => {
+        const elements: JsonNode[] = [];
+        const array: JsonNode = { type: 'array', ...base, children: elements };
+        node.elements.forEach((element, index) => {
           if (!element) return;
           if (element.type === 'SpreadElement') {
             this.open.add(array);
@@ -347,7 +471,7 @@ class Converter {
             return;
           }
           const child = this.convert(element, `${path}[${index}]`, array);
-          if (child) array.children!.push(child);
+          if (child) elements.push(child);
           else this.open.add(array);
         });
         return array;
@@ -357,17 +481,18 @@ class Converter {
     }
   }
 
-  private object(node: AstNode, path: string, base: { offset: number; length: number; parent?: JsonNode }): JsonNode {
-    const object: JsonNode = { type: 'object', ...base, children: [] };
-    for (const member of (node.properties as AstNode[]) ?? []) {
+  private object(node: Of<Expression, 'ObjectExpression'>, path: string, base: { offset: number; length: number; parent?: JsonNode }): JsonNode {
+    const members: JsonNode[] = [];
+    const object: JsonNode = { type: 'object', ...base, children: members };
+    for (const member of node.properties) {
       if (member.type === 'SpreadElement') {
         this.open.add(object);
         this.hole(member, path ? `${path}.…spread` : '…spread', undefined);
         continue;
       }
-      const keyAst = member.key as AstNode | undefined;
-      const key = member.computed ? undefined : keyAst?.type === 'Identifier' ? (keyAst.name as string) : keyAst?.type === 'StringLiteral' ? (keyAst.value as string) : keyAst?.type === 'NumericLiteral' ? String(keyAst.value) : undefined;
-      if (key === undefined || !keyAst) {
+      const keyAst = member.key;
+      const key = member.computed ? undefined : keyAst.type === 'NumericLiteral' ? String(keyAst.value) : nameOf(keyAst);
+      if (key === undefined) {
         this.open.add(object);
         this.hole(member, path ? `${path}.[computed key]` : '[computed key]', undefined);
         continue;
@@ -375,17 +500,17 @@ class Converter {
       const memberPath = path ? `${path}.${key}` : key;
       const keySpan = spanOfAst(keyAst);
       const isValue = member.type === 'ObjectProperty' && !member.shorthand;
-      const property: JsonNode = { type: 'property', ...spanOfAst(member), parent: object, children: [], ...(isValue ? { colonOffset: keySpan.offset + keySpan.length } : {}) };
-      property.children!.push({ type: 'string', value: key, ...keySpan, parent: property });
-      if (isValue) {
-        const valueAst = member.value as AstNode;
-        const value = this.convert(valueAst, memberPath, property, keySpan);
-        if (value) property.children!.push(value);
+      const parts: JsonNode[] = [];
+      const property: JsonNode = { type: 'property', ...spanOfAst(member), parent: object, children: parts, ...(isValue ? { colonOffset: keySpan.offset + keySpan.length } : {}) };
+      parts.push({ type: 'string', value: key, ...keySpan, parent: property });
+      if (member.type === 'ObjectProperty' && !member.shorthand) {
+        const value = this.convert(member.value, memberPath, property, keySpan);
+        if (value) parts.push(value);
       } else {
         // A shorthand `{ toolName }` or a method: the value is whatever the binding holds at run time.
-        this.hole(member.type === 'ObjectProperty' ? (member.value as AstNode) : member, memberPath, keySpan);
+        this.hole(member.type === 'ObjectProperty' ? member.value : member, memberPath, keySpan);
       }
-      object.children!.push(property);
+      members.push(property);
     }
     return object;
   }
@@ -393,28 +518,28 @@ class Converter {
 
 /**
  * Reads the recognised calls of a module. `fileName` decides JSX (`.tsx`, `.jsx`, and `.js`
- * files, where it is common). Never throws.
+ * files, where it is common); `names` which imports are the pin calls (by default the built-in
+ * ones, or what the CLI set for its run). Never throws.
  */
-export function readSource(text: string, fileName = 'module.ts'): SourceReading {
-  if (!mayHoldPins(text)) return EMPTY;
+export function readSource(text: string, fileName = 'module.ts', names: SourceNames = defaultSourceNames()): SourceReading {
+  if (!mayHoldPins(text, names)) return EMPTY;
   const jsx = /\.(tsx|jsx|js|mjs|cjs)$/i.test(fileName);
   let parsed = parseRecovering(text, jsx);
   // A `.js` file may use TypeScript-only syntax that reads as JSX (`<T>x`); try once without JSX.
   if (!parsed.program && jsx && /\.(js|mjs|cjs)$/i.test(fileName)) parsed = parseRecovering(text, false);
   const { program, unreadable } = parsed;
   if (!program) return { ...EMPTY, unreadable };
-  const bindings = collectBindings(program);
+  const bindings = collectBindings(program, names);
   if (bindings.direct.size === 0 && bindings.namespaces.size === 0) return { ...EMPTY, unreadable };
 
   const converter = new Converter();
   const connectors: ConnectorCall[] = [];
   const invocations: InvokeCall[] = [];
-  walk(program, (node) => {
-    if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
-    const callee = node.callee as AstNode;
-    const kind = calleeKind(callee, bindings);
+  walkCalls(program, occurrences(text, [...bindings.direct.keys(), ...bindings.namespaces.keys()]), (node) => {
+    const callee = node.callee;
+    const kind = calleeKind(callee, bindings, names);
     if (!kind) return;
-    const args = (node.arguments as AstNode[]) ?? [];
+    const args = node.arguments;
     const call = { span: spanOfAst(node), calleeSpan: spanOfAst(callee) };
     if (kind === 'connector') {
       const first = args[0];

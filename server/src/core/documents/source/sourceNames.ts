@@ -1,0 +1,108 @@
+/**
+ * Which imported functions are the pin calls of a source file (docs/formats.md "Source files").
+ *
+ * Built in: `defineConnector` from `@objectstack/spec/integration` and `mcpInvoke$` from
+ * `@loom/plugin-mcp`. A project that re-exports them from its own module, or wraps them under
+ * another name, adds entries with two settings, `connectorFunctions` and `invokeFunctions` (the
+ * editor's `toolpin.sources.*` settings, the CLI's `.toolpin/sources.jsonc`), each a list of:
+ *
+ * - `"module"`: the module exports the function under its own name (`defineConnector`,
+ *   `mcpInvoke$`), e.g. `"@acme/platform"` for `export { mcpInvoke$ } from '@loom/plugin-mcp'`;
+ * - `"module#name"`: the module exports it as `name`, e.g. `"@acme/platform#step"`.
+ *
+ * A module is matched with the import's specifier exactly as written (`'@acme/platform'`,
+ * `'#pins'`, `'../pins'`), since the reader resolves nothing. The split is at the last `#` that is
+ * not the first character, so Node's subpath imports (`#pins`, `#pins#step`) work. Entries add to
+ * the built-in names, which always apply.
+ *
+ * Pure: the settings come in as values, from whoever read them.
+ */
+
+/** The module that exports `defineConnector`, and the one that exports `mcpInvoke$`. */
+export const CONNECTOR_MODULE = '@objectstack/spec/integration';
+export const INVOKE_MODULE = '@loom/plugin-mcp';
+export const DEFINE_CONNECTOR = 'defineConnector';
+export const MCP_INVOKE_CALL = 'mcpInvoke$';
+
+export type CallKind = 'connector' | 'invoke';
+
+/** For each kind of call: module specifier → the names under which it exports the function. */
+export interface SourceNames {
+  readonly connector: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly invoke: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Every module specifier of both maps: a text that names none of them holds no call. */
+  readonly modules: readonly string[];
+}
+
+/** The settings as given (any JSON value): two lists of `"module"` or `"module#name"` strings. */
+export interface SourceNameSettings {
+  readonly connectorFunctions?: unknown;
+  readonly invokeFunctions?: unknown;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function build(connector: Map<string, Set<string>>, invoke: Map<string, Set<string>>): SourceNames {
+  return { connector, invoke, modules: [...new Set([...connector.keys(), ...invoke.keys()])] };
+}
+
+/** The built-in names alone. */
+export const BUILT_IN_SOURCE_NAMES: SourceNames = build(new Map([[CONNECTOR_MODULE, new Set([DEFINE_CONNECTOR])]]), new Map([[INVOKE_MODULE, new Set([MCP_INVOKE_CALL])]]));
+
+/** One entry split into its module and exported name, or a reason it is not one. */
+export function parseSourceNameEntry(entry: unknown, ownName: string): { module: string; name: string } | { error: string } {
+  if (typeof entry !== 'string' || entry.trim() === '') return { error: 'is not a non-empty string' };
+  const split = entry.lastIndexOf('#');
+  const module = split > 0 ? entry.slice(0, split) : entry;
+  const name = split > 0 ? entry.slice(split + 1) : ownName;
+  if (!IDENTIFIER.test(name)) return { error: `names "${name}", which is not a JavaScript identifier` };
+  return { module, name };
+}
+
+/**
+ * The names the settings give (the built-in ones included), and what is wrong with them: an entry
+ * that is not `"module"` or `"module#name"`, or a setting that is not a list. Wrong entries are
+ * left out; the rest still apply. Never throws.
+ */
+export function sourceNamesFrom(settings: SourceNameSettings | undefined): { names: SourceNames; problems: string[] } {
+  const problems: string[] = [];
+  const connector = new Map([...BUILT_IN_SOURCE_NAMES.connector].map(([module, names]) => [module, new Set(names)]));
+  const invoke = new Map([...BUILT_IN_SOURCE_NAMES.invoke].map(([module, names]) => [module, new Set(names)]));
+  const add = (setting: 'connectorFunctions' | 'invokeFunctions', target: Map<string, Set<string>>, ownName: string): void => {
+    const value = settings?.[setting];
+    if (value === undefined || value === null) return;
+    if (!Array.isArray(value)) {
+      problems.push(`${setting} is not a list of "module" or "module#name" strings`);
+      return;
+    }
+    value.forEach((entry: unknown, index) => {
+      const parsed = parseSourceNameEntry(entry, ownName);
+      if ('error' in parsed) {
+        problems.push(`${setting}[${index}] ${parsed.error}; expected "module" or "module#name"`);
+        return;
+      }
+      const names = target.get(parsed.module) ?? new Set<string>();
+      names.add(parsed.name);
+      target.set(parsed.module, names);
+    });
+  };
+  add('connectorFunctions', connector, DEFINE_CONNECTOR);
+  add('invokeFunctions', invoke, MCP_INVOKE_CALL);
+  return { names: build(connector, invoke), problems };
+}
+
+let runDefault: SourceNames = BUILT_IN_SOURCE_NAMES;
+
+/**
+ * The names used when a caller passes none. The CLI sets them once per run from the workspace's
+ * `.toolpin/sources.jsonc` (a run checks one workspace); everything else passes its names
+ * explicitly (the language server, per folder, from its settings) or gets the built-in ones.
+ */
+export function defaultSourceNames(): SourceNames {
+  return runDefault;
+}
+
+/** Sets {@link defaultSourceNames} (the CLI, at the start of a run; tests, to restore it). */
+export function setDefaultSourceNames(names: SourceNames): void {
+  runDefault = names;
+}
