@@ -47,6 +47,24 @@ export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
   '.turbo',
 ]);
 
+/**
+ * The one build output Toolpin reads: ObjectStack's compiled stack, `dist/objectstack.json`. The
+ * ObjectStack runtime loads this file, not the TypeScript it came from, so its pins are checked
+ * too; it is looked for directly (one `stat`), without entering `dist`, and even where
+ * `.gitignore` excludes `dist` (as it usually does: the file is built, not committed).
+ */
+const COMPILED_STACK_FOLDER = 'dist';
+const COMPILED_STACK_FILE = 'objectstack.json';
+
+async function findCompiledStack(folder: string, relative: string, options: FindFilesOptions, found: string[]): Promise<void> {
+  const file = path.join(folder, COMPILED_STACK_FILE);
+  if (!options.match(relative, COMPILED_STACK_FILE)) return;
+  const target = await stat(file).catch(() => undefined);
+  if (!target?.isFile()) return;
+  if (options.accept && !(await options.accept(file))) return;
+  found.push(file);
+}
+
 export interface FindFilesOptions {
   /** Keeps a file, by its path relative to the folder searched (`/`-separated) and its name. */
   readonly match: (relative: string, name: string) => boolean;
@@ -121,6 +139,7 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
       const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
       const child = path.join(folder, entry.name);
       if (entry.isDirectory()) {
+        if (entry.name === COMPILED_STACK_FOLDER) await findCompiledStack(child, `${childRelative}/${COMPILED_STACK_FILE}`, options, found);
         if (SKIPPED_FOLDERS.has(entry.name) || isIgnored(scopes, childRelative, true)) continue;
         queue.push({ folder: child, relative: childRelative, scopes });
         continue;

@@ -80,6 +80,9 @@ const INSTANCE_SHAPE: Shape = {
   required: ['name', 'provider'],
 };
 
+/** An instance as `os compile` writes it: the authored keys, plus whatever defaults it fills in. */
+const COMPILED_INSTANCE_SHAPE: Shape = { ...INSTANCE_SHAPE, otherMembers: { kind: 'any' } };
+
 const MCP_PROVIDER_CONFIG_SHAPE: Shape = {
   kind: 'object',
   properties: {
@@ -121,31 +124,45 @@ function instanceLabel(index: number, name: StringField | undefined): string {
   return name ? `connector "${name.value}"` : `connector #${index + 1}`;
 }
 
+/** How a connector document is read. */
+export interface ConnectorReadOptions {
+  /**
+   * ObjectStack's compiled `objectstack.json`: the whole stack, so keys beside `connectors` are
+   * the stack's other parts, a stack without connectors has none (the root is never read as an
+   * instance), and instances carry the defaults `os compile` fills in, which are not reported as
+   * unknown keys. Everything under `providerConfig` is checked as in authored files: ObjectStack
+   * itself does not validate it.
+   */
+  readonly compiledStack?: boolean;
+}
+
 /** Parses and checks a connector file. Never throws. */
-export function analyzeConnector(text: string): ConnectorAnalysis {
+export function analyzeConnector(text: string, options: ConnectorReadOptions = {}): ConnectorAnalysis {
   const document = parseJsonDocument(text);
   const problems: Problem[] = [...document.problems];
   const instances: ConnectorInstanceModel[] = [];
   const root = document.root;
+  const compiled = options.compiledStack === true;
 
   let instanceNodes: JsonNode[] = [];
-  if (root?.type === 'array') {
+  if (root?.type === 'array' && !compiled) {
     instanceNodes = root.children ?? [];
   } else if (root?.type === 'object') {
     const stack = getProperty(root, 'connectors');
     if (stack) {
-      for (const property of objectProperties(root)) {
+      for (const property of compiled ? [] : objectProperties(root)) {
         if (property.key !== 'connectors' && property.key !== '$schema') {
           problems.push(problem('TP102', spanOf(property.keyNode), `unknown key "${property.key}" beside "connectors" (a stack file holds only "connectors")`));
         }
       }
       if (stack.valueNode?.type === 'array') instanceNodes = stack.valueNode.children ?? [];
       else if (stack.valueNode) problems.push(problem('TP103', spanOf(stack.valueNode), `"connectors" must be an array of connector instances, found ${describeNodeType(stack.valueNode)}`));
-    } else {
+    } else if (!compiled) {
       instanceNodes = [root];
     }
   } else if (root) {
-    problems.push(problem('TP103', spanOf(root), `a connector file holds a connector object, an array of them, or {"connectors": […]}, found ${describeNodeType(root)}`));
+    const expected = compiled ? 'a compiled ObjectStack stack is an object with "connectors"' : 'a connector file holds a connector object, an array of them, or {"connectors": […]}';
+    problems.push(problem('TP103', spanOf(root), `${expected}, found ${describeNodeType(root)}`));
   }
 
   instanceNodes.forEach((node, index) => {
@@ -153,7 +170,7 @@ export function analyzeConnector(text: string): ConnectorAnalysis {
       problems.push(problem('TP103', spanOf(node), `connector #${index + 1} must be an object, found ${describeNodeType(node)}`));
       return;
     }
-    instances.push(readInstance(node, index, problems));
+    instances.push(readInstance(node, index, problems, { compiledStack: compiled }));
   });
 
   const model: ConnectorModel = { kind: 'connector', instances };
@@ -163,11 +180,11 @@ export function analyzeConnector(text: string): ConnectorAnalysis {
 }
 
 /** Reads one connector instance object (also used for the `defineConnector({...})` calls of source files). */
-export function readInstance(node: JsonNode, index: number, problems: Problem[]): ConnectorInstanceModel {
+export function readInstance(node: JsonNode, index: number, problems: Problem[], options: ConnectorReadOptions = {}): ConnectorInstanceModel {
   const name = stringField(getProperty(node, 'name')?.valueNode);
   const provider = stringField(getProperty(node, 'provider')?.valueNode);
   const label = instanceLabel(index, name);
-  checkShape(node, INSTANCE_SHAPE, label, problems);
+  checkShape(node, options.compiledStack ? COMPILED_INSTANCE_SHAPE : INSTANCE_SHAPE, label, problems);
 
   const configNode = getProperty(node, 'providerConfig')?.valueNode;
   const isMcp = provider?.value === 'mcp';

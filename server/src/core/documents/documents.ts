@@ -32,9 +32,22 @@ const DECLARATION_FILE = /\.d\.[mc]?ts$/;
 /** Dependencies' files are never a workspace's own documents, even when opened in an editor. */
 const DEPENDENCY_FOLDER = /(?:^|[\\/])node_modules[\\/]/;
 
+/**
+ * ObjectStack's compiled stack (`os compile` writes `dist/objectstack.json`): the whole stack, with
+ * its `connectors` among other keys and defaults filled in. Read as a connector document, leniently
+ * (core/documents/connector.ts `compiledStack`).
+ */
+const COMPILED_STACK = /(?:^|[\\/])objectstack\.json$/;
+
+/** True when a file name or URI names ObjectStack's compiled stack. */
+export function isCompiledStack(fileNameOrUri: string): boolean {
+  return COMPILED_STACK.test(fileNameOrUri.toLowerCase());
+}
+
 /** The kind of a file from its name or URI, or undefined when Toolpin does not read it. */
 export function documentKindOf(fileNameOrUri: string): DocumentKind | undefined {
   const lower = fileNameOrUri.toLowerCase();
+  if (COMPILED_STACK.test(lower)) return 'connector';
   for (const [suffix, kind] of KIND_BY_SUFFIX) {
     if (lower.endsWith(suffix)) return kind;
   }
@@ -77,7 +90,7 @@ export function analyzeDocument(kind: DocumentKind, text: string, fileName?: str
       return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
     }
     case 'connector': {
-      const analysis = analyzeConnector(text);
+      const analysis = analyzeConnector(text, { compiledStack: fileName !== undefined && isCompiledStack(fileName) });
       return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
     }
     default: {
