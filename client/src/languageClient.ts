@@ -23,6 +23,8 @@ export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'typescriptreact' },
   { scheme: 'file', language: 'javascript' },
   { scheme: 'file', language: 'javascriptreact' },
+  // ObjectStack's compiled stack stays a JSON document (VS Code's JSON support keeps working on it).
+  { scheme: 'file', language: 'json', pattern: '**/objectstack.json' },
 ];
 
 /** The secret-storage key of a credential named by a connector's `credentialRef`. */
