@@ -27,7 +27,7 @@
  * Options: --samples=N (default 9, at least 7), --sample-ms=N (default 300),
  *          --enforce (exit 2 when a target is missed). Results: bench/results/hashing.json.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -104,14 +104,21 @@ const nonAsciiSchemas = schemaStrings.filter((text) => !/^\p{ASCII}*$/u.test(tex
 // The measured functions: each is one pass over the whole corpus; the return value is a sink that
 // depends on every result, so that nothing can be optimized away.
 
+/**
+ * SHA-256 for the peer and the floor: the same primitive ours uses (the one-shot `crypto.hash`
+ * where Node has it, else `createHash`), so that the tool-pin ratios compare canonicalization only.
+ */
+const sha256 = (text: string): string =>
+  typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'hex') : crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
 function peerToolPin(tool: PinnableTool): string {
   const text = canonicalize(tool);
   if (text === undefined) throw new Error(`canonicalize returned undefined for ${tool.name}`);
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return `sha256:${sha256(text)}`;
 }
 
 function floorToolPin(tool: PinnableTool): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(tool), 'utf8').digest('hex')}`;
+  return `sha256:${sha256(JSON.stringify(tool))}`;
 }
 
 const FNV64_BASIS = 0xcbf29ce484222325n;

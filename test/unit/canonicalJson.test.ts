@@ -105,6 +105,35 @@ describe('canonicalJson: properties', () => {
     );
   });
 
+  test('member names in any order and number (insertion sort up to 16, sort() beyond), recurring across calls', () => {
+    // A small alphabet, so that names recur (the serialized-name cache) and collide in prefixes.
+    const name = fc.oneof(fc.string({ unit: fc.constantFrom('a', 'b', 'A', '1', '"', '\\', '\n', 'é', '😀'), maxLength: 6 }), fc.string({ unit: 'grapheme', minLength: 60, maxLength: 80 }));
+    const record = fc.uniqueArray(name, { maxLength: 40 }).chain((names) =>
+      fc.shuffledSubarray(names, { minLength: names.length, maxLength: names.length }).map((order) => Object.fromEntries(order.map((key, index) => [key, index]))),
+    );
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 3 }), (records) => {
+        for (const object of records) {
+          const sorted = Object.fromEntries(Object.keys(object).sort().map((key) => [key, object[key]]));
+          const reversed = Object.fromEntries(Object.keys(object).sort().reverse().map((key) => [key, object[key]]));
+          const expected = canonicalizeFromNpm(object);
+          assert.equal(canonicalJson(object), expected);
+          assert.equal(canonicalJson(sorted), expected);
+          assert.equal(canonicalJson(reversed), expected);
+          assert.equal(carefulCanonicalJson(object), expected);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('a member name with a lone surrogate is refused every time (it is never remembered as serialized)', () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      assert.throws(() => canonicalJson({ a: 1, '\ud800x': 2 }), (error: unknown) => error instanceof CanonicalJsonError && error.kind === 'lone-surrogate' && error.path === '/\ud800x');
+    }
+    assert.equal(canonicalJson({ '\ud83d\ude00': 1, a: 2 }), '{"a":2,"😀":1}');
+  });
+
   test('deep nesting (past the fast path depth) still canonicalizes', () => {
     let deep: unknown = { b: 1, a: 2 };
     for (let level = 0; level < 100; level++) deep = [deep];

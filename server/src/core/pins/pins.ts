@@ -39,9 +39,11 @@ export function schemaPinContent(inputSchema: unknown): string {
 
 /** The exact bytes (as a string) that a tool pin hashes: name, description and inputSchema only. */
 export function toolPinContent(tool: PinnableTool): string {
-  const covered: Record<string, unknown> = { name: tool.name };
+  // Built in canonical member order (description, inputSchema, name), so no sorting is needed.
+  const covered: Record<string, unknown> = {};
   if (tool.description !== undefined) covered.description = tool.description;
   if (tool.inputSchema !== undefined) covered.inputSchema = tool.inputSchema;
+  covered.name = tool.name;
   return canonicalJson(covered);
 }
 
@@ -116,7 +118,7 @@ export function parsePin(text: string, expected: PinAlgorithm): ParsedPin | PinP
 
 /** True when {@link parsePin} succeeded. */
 export function isParsedPin(result: ParsedPin | PinParseError): result is ParsedPin {
-  return (result as ParsedPin).hex !== undefined;
+  return 'hex' in result;
 }
 
 /** At most this many distinct offending characters are named in a message; the rest are counted. */
