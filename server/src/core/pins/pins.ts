@@ -31,6 +31,7 @@ export interface PinnableTool {
 }
 
 const HEX_LENGTH: Record<PinAlgorithm, number> = { fnv1a64: 16, sha256: 64 };
+const LOWERCASE_HEX = /^[0-9a-f]*$/;
 
 /** The exact bytes (as a string) that a schema pin hashes. */
 export function schemaPinContent(inputSchema: unknown): string {
@@ -98,6 +99,8 @@ export function parsePin(text: string, expected: PinAlgorithm): ParsedPin | PinP
     hex = text;
     style = 'bare';
   }
+  // The usual case: exactly the right number of lowercase hex digits.
+  if (hex.length === length && LOWERCASE_HEX.test(hex)) return { algorithm: expected, hex, style };
   // Characters are counted in code points, and hex digits apart from the rest, so that the
   // message says exactly what is wrong: "fnv1a64:zz-not-a-hash" has 2 hex digits, not 13.
   const characters = [...hex];
