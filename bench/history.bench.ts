@@ -21,7 +21,9 @@
  *               plain code most would write for "how often was each tool called at each schema".
  *   floor       64 KiB chunked reads + UTF-8 decode + split on "\n" + `JSON.parse` of every line,
  *               nothing else: the cheapest way to read the file at all that we found.
- * Ratios are taken within a round: ours / readline and ours / floor, for time and for peak RSS.
+ * Ratios are taken within a round: ours / readline and ours / floor, for wall time, for CPU time
+ * (user + system of the measured part, which a busy machine's scheduling does not inflate) and for
+ * peak RSS.
  * The `ours` child also measures, after the build: appending 1,000 events (≈ 260 KB) to the log
  * and `update()` again (ms, bytes read: must equal the appended bytes), and streaming all
  * executions of one hash from the file (`streamExecutions`, the "more than K" path).
@@ -167,6 +169,8 @@ function generate(file: string, sizes: readonly number[]): Generated[] {
 interface ChildResult {
   side: string;
   ms: number;
+  /** CPU time (user + system) of the measured part: steadier than wall time on a busy machine. */
+  cpuMs: number;
   maxRssMiB: number;
   lines: number;
   dispatched?: number;
@@ -181,6 +185,11 @@ interface ChildResult {
   streamKeyCount?: number;
 }
 
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 function rssMiB(): number {
   return process.resourceUsage().maxRSS / 1024; // maxRSS is in KiB
 }
@@ -193,10 +202,12 @@ async function childOurs(file: string): Promise<ChildResult> {
   const { LogReader } = logReader;
   const model = new HistoryModel();
   const reader = new LogReader(file, 'bench', model);
+  const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
   await reader.update();
   const keys = model.keys();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpuMs = cpuMsSince(cpuStart);
   const maxRssMiB = rssMiB();
   const stats = model.logStats('bench');
 
@@ -225,6 +236,7 @@ async function childOurs(file: string): Promise<ChildResult> {
   return {
     side: 'ours',
     ms,
+    cpuMs,
     maxRssMiB,
     lines: stats.lines,
     dispatched: stats.dispatched,
@@ -241,6 +253,7 @@ async function childOurs(file: string): Promise<ChildResult> {
 }
 
 function childFloor(file: string): ChildResult {
+  const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
   const fd = openSync(file, 'r');
   const buffer = Buffer.allocUnsafe(64 * 1024);
@@ -272,7 +285,7 @@ function childFloor(file: string): ChildResult {
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (sink < 0) console.error('impossible');
-  return { side: 'floor', ms, maxRssMiB: rssMiB(), lines };
+  return { side: 'floor', ms, cpuMs: cpuMsSince(cpuStart), maxRssMiB: rssMiB(), lines };
 }
 
 interface PeerEvent {
@@ -281,6 +294,7 @@ interface PeerEvent {
 }
 
 async function childReadline(file: string): Promise<ChildResult> {
+  const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
   const lineReader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   const counts = new Map<string, number>();
@@ -296,7 +310,7 @@ async function childReadline(file: string): Promise<ChildResult> {
     }
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  return { side: 'readline', ms, maxRssMiB: rssMiB(), lines, dispatched, keys: counts.size };
+  return { side: 'readline', ms, cpuMs: cpuMsSince(cpuStart), maxRssMiB: rssMiB(), lines, dispatched, keys: counts.size };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -335,7 +349,7 @@ interface SizeResults {
   readonly log: Generated;
   readonly file: string;
   readonly samples: Record<string, ChildResult[]>;
-  readonly ratios: { timeReadline: number[]; timeFloor: number[]; rssReadline: number[]; rssFloor: number[] };
+  readonly ratios: { timeReadline: number[]; timeFloor: number[]; cpuReadline: number[]; cpuFloor: number[]; rssReadline: number[]; rssFloor: number[] };
   readonly load: number[];
 }
 
@@ -360,7 +374,7 @@ async function main(): Promise<number> {
         copyFileSync(largestFile, file);
         truncateSync(file, log.bytes);
       }
-      return { log, file, samples: { ours: [], readline: [], floor: [] }, ratios: { timeReadline: [], timeFloor: [], rssReadline: [], rssFloor: [] }, load: [] };
+      return { log, file, samples: { ours: [], readline: [], floor: [] }, ratios: { timeReadline: [], timeFloor: [], cpuReadline: [], cpuFloor: [], rssReadline: [], rssFloor: [] }, load: [] };
     });
     for (const { log } of sizes) {
       console.log(`log: ${log.events.toLocaleString('en-US')} events, ${(log.bytes / 1e6).toFixed(1)} MB (${Math.round(log.bytes / log.events)} bytes/event), ${log.dispatched.toLocaleString('en-US')} MCP_DISPATCHED over ${SERVERS * TOOLS * HASHES} keys`);
@@ -384,11 +398,13 @@ async function main(): Promise<number> {
         const floor = results.floor!;
         size.ratios.timeReadline.push(ours.ms / readline.ms);
         size.ratios.timeFloor.push(ours.ms / floor.ms);
+        size.ratios.cpuReadline.push(ours.cpuMs / readline.cpuMs);
+        size.ratios.cpuFloor.push(ours.cpuMs / floor.cpuMs);
         size.ratios.rssReadline.push(ours.maxRssMiB / readline.maxRssMiB);
         size.ratios.rssFloor.push(ours.maxRssMiB / floor.maxRssMiB);
         console.log(
           `round ${round + 1}, ${size.log.events} events (load ${f2(loadavg()[0]!)}): ours ${f1(ours.ms)} ms / ${f1(ours.maxRssMiB)} MiB, readline ${f1(readline.ms)} ms / ${f1(readline.maxRssMiB)} MiB, floor ${f1(floor.ms)} ms / ${f1(floor.maxRssMiB)} MiB; ` +
-            `ours/readline ${f2(ours.ms / readline.ms)} time, ${f2(ours.maxRssMiB / readline.maxRssMiB)} RSS; append 1,000: ${f2(ours.appendMs!)} ms, ${ours.appendBytesRead} of ${ours.appendBytes} bytes read; stream ${ours.streamed} executions of one hash: ${f1(ours.streamMs!)} ms`,
+            `ours/readline ${f2(ours.ms / readline.ms)} time, ${f2(ours.cpuMs / readline.cpuMs)} CPU, ${f2(ours.maxRssMiB / readline.maxRssMiB)} RSS; append 1,000: ${f2(ours.appendMs!)} ms, ${ours.appendBytesRead} of ${ours.appendBytes} bytes read; stream ${ours.streamed} executions of one hash: ${f1(ours.streamMs!)} ms`,
         );
 
         const checks: Array<[boolean, string]> = [
@@ -420,6 +436,11 @@ async function main(): Promise<number> {
         ['floor: 64 KiB chunks + JSON.parse (ms)', formatStats(samples.floor!.map((s) => s.ms), f1)],
         ['ours / readline (time)', formatStats(ratios.timeReadline, f2)],
         ['ours / floor (time)', formatStats(ratios.timeFloor, f2)],
+        ['ours: CPU (ms)', formatStats(samples.ours!.map((s) => s.cpuMs), f1)],
+        ['readline: CPU (ms)', formatStats(samples.readline!.map((s) => s.cpuMs), f1)],
+        ['floor: CPU (ms)', formatStats(samples.floor!.map((s) => s.cpuMs), f1)],
+        ['ours / readline (CPU)', formatStats(ratios.cpuReadline, f2)],
+        ['ours / floor (CPU)', formatStats(ratios.cpuFloor, f2)],
         ['ours: peak RSS (MiB)', formatStats(samples.ours!.map((s) => s.maxRssMiB), f1)],
         ['readline: peak RSS (MiB)', formatStats(samples.readline!.map((s) => s.maxRssMiB), f1)],
         ['floor: peak RSS (MiB)', formatStats(samples.floor!.map((s) => s.maxRssMiB), f1)],

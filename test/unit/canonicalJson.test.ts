@@ -127,6 +127,36 @@ describe('canonicalJson: properties', () => {
     );
   });
 
+  test('leaves (primitive arrays, objects with names in order) equal the npm implementation, escapes included', () => {
+    const primitive = fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('\\u0041', '\u0000', '\u001f', '"', '\\', '\u2028'), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+    const sortedLeaf = fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), primitive, { maxKeys: 6 }).map((object) => Object.fromEntries(Object.keys(object).sort().map((key) => [key, object[key]])));
+    fc.assert(
+      fc.property(fc.oneof(fc.array(primitive, { maxLength: 8 }), sortedLeaf), (leaf) => {
+        let fast: string | Error;
+        let careful: string | Error;
+        try { fast = canonicalJson(leaf); } catch (error) { fast = error as Error; }
+        try { careful = carefulCanonicalJson(leaf); } catch (error) { careful = error as Error; }
+        assert.deepEqual(fast, careful);
+        if (typeof careful === 'string') assert.equal(careful, canonicalizeFromNpm(leaf));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('a toJSON added to Object.prototype or Array.prototype changes nothing', () => {
+    const value = { a: 1, b: ['x', 2], c: { d: true } };
+    const expected = '{"a":1,"b":["x",2],"c":{"d":true}}';
+    for (const prototype of [Object.prototype, Array.prototype]) {
+      Object.defineProperty(prototype, 'toJSON', { value: () => 'polluted', configurable: true, writable: true });
+      try {
+        assert.equal(canonicalJson(value), expected);
+      } finally {
+        Reflect.deleteProperty(prototype, 'toJSON');
+      }
+    }
+    assert.equal(canonicalJson(value), expected);
+  });
+
   test('a member name with a lone surrogate is refused every time (it is never remembered as serialized)', () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       assert.throws(() => canonicalJson({ a: 1, '\ud800x': 2 }), (error: unknown) => error instanceof CanonicalJsonError && error.kind === 'lone-surrogate' && error.path === '/\ud800x');
