@@ -164,6 +164,14 @@ describe('canonicalJson: properties', () => {
     assert.equal(canonicalJson({ '\ud83d\ude00': 1, a: 2 }), '{"a":2,"😀":1}');
   });
 
+  test('short string values, remembered as serialized, come out the same every time; a lone surrogate never does', () => {
+    const values = ['string', 'a"b', 'tab\there', '\u0001', 'é€', '😀', '\\u0041', 'x'.repeat(16), 'y'.repeat(17)];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      for (const value of values) assert.equal(canonicalJson({ v: value }), `{"v":${JSON.stringify(value)}}`);
+      assert.throws(() => canonicalJson(['ok', 'x\udc00']), (error: unknown) => error instanceof CanonicalJsonError && error.kind === 'lone-surrogate' && error.path === '/1');
+    }
+  });
+
   test('deep nesting (past the fast path depth) still canonicalizes', () => {
     let deep: unknown = { b: 1, a: 2 };
     for (let level = 0; level < 100; level++) deep = [deep];

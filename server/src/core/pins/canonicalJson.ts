@@ -96,6 +96,23 @@ function fastKey(key: string): string {
   return text;
 }
 
+/**
+ * Short string values recur too ("string", "object", "integer"…): their serialized forms are kept
+ * the same way (bounded; never one that needs the careful path). A lookup costs less than the
+ * escaping test.
+ */
+const VALUE_CACHE_MAX_LENGTH = 16;
+const valueTexts = new Map<string, string>();
+
+function fastValueString(value: string): string {
+  if (value.length > VALUE_CACHE_MAX_LENGTH) return fastString(value);
+  const known = valueTexts.get(value);
+  if (known !== undefined) return known;
+  const text = fastString(value);
+  if (valueTexts.size < KEY_CACHE_LIMIT) valueTexts.set(value, text);
+  return text;
+}
+
 /** Above this many members an object's names are sorted by `Array.prototype.sort`, below by insertion. */
 const INSERTION_SORT_MAX = 16;
 
@@ -123,7 +140,7 @@ function sortKeys(keys: string[]): string[] {
 function fastCanonical(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':
-      return fastString(value);
+      return fastValueString(value);
     case 'number':
       if (!Number.isFinite(value)) throw NEEDS_CAREFUL_PATH;
       return String(value);
