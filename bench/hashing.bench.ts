@@ -4,31 +4,38 @@
  *   npm run build && npm run bench          (runs out/bench/hashing.bench.js)
  *
  * Corpus: every test/fixtures/tool-lists/*.json (recorded by scripts/record-tool-lists.mjs).
- * In one run, on the same inputs, it measures three comparisons and checks that the compared
+ * In one run, on the same inputs, it measures these comparisons and checks that the compared
  * implementations produce identical outputs (exit code 1 if not):
  *
  *   tool pin      ours `toolPin`  vs  peer: npm `canonicalize` + node:crypto sha256   ratio = peer / ours
- *   schema pin    ours `fnv1a64Hex` (and `fnv1a64HexOfBytes`)  vs  the BigInt reference
- *                 (test/support/fnv1a64Reference.ts) over pre-encoded UTF-8    ratio = reference / ours
+ *                 ours `toolPin`  vs  floor: `JSON.stringify` + node:crypto sha256    ratio = ours / floor
+ *   schema pin    ours `fnv1a64Hex` (string, UTF-8 encoded inside) and `fnv1a64HexOfBytes`
+ *                 vs  peer: a BigInt FNV-1a 64 written with `BigInt.asUintN` over the UTF-8 bytes
+ *                                                                                  ratio = peer / ours
+ *                 vs  floor: an FNV-1a 32 plain JavaScript loop (`Math.imul`) over the same bytes
+ *                                                                                  ratio = floor / ours
+ *                 (the bytes are encoded once, outside the timing; ours on the string encodes them
+ *                 inside the timing, as `schemaPin` does)
  *   canonical     ours `canonicalJson`  vs  `JSON.stringify` (the ceiling)      ratio = ours / stringify
  *
  * Method: each measured function is one pass over the whole corpus. Each is warmed up (which also
  * calibrates how many passes fill one sample), then every comparison takes N samples of at least
  * `--sample-ms` each, interleaving the implementations and rotating their order each round so that
- * drift (thermal, GC, other load) hits both. Per-sample ratios are taken between the samples of
- * one round; the median, min and max of those are reported. Single-threaded; about 30 s.
+ * drift (thermal, GC, other load) hits both. Samples are timed in process CPU time, which a busy
+ * machine's scheduling does not inflate. Per-sample ratios are taken between the samples of one
+ * round; the median, min and max of those are reported. Single-threaded; about 40 s.
  *
  * Options: --samples=N (default 9, at least 7), --sample-ms=N (default 300),
  *          --enforce (exit 2 when a target is missed). Results: bench/results/hashing.json.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { canonicalize as jsonCanonicalize } from 'json-canonicalize';
 import { canonicalJson } from '../server/src/core/pins/canonicalJson';
-import { fnv1a64Hex, fnv1a64HexOfBytes } from '../server/src/core/pins/fnv1a64';
+import { fnv1a64Backend, fnv1a64Hex, fnv1a64HexJs, fnv1a64HexOfBytes } from '../server/src/core/pins/fnv1a64';
 import { schemaPin, toolPin, toolPinContent, type PinnableTool } from '../server/src/core/pins/pins';
 import { fnv1a64ReferenceHex } from '../test/support/fnv1a64Reference';
 import { type Stats, findRepoRoot, option, packageVersion, stats } from './support/benchSupport';
@@ -98,10 +105,38 @@ const nonAsciiSchemas = schemaStrings.filter((text) => !/^\p{ASCII}*$/u.test(tex
 // The measured functions: each is one pass over the whole corpus; the return value is a sink that
 // depends on every result, so that nothing can be optimized away.
 
+/**
+ * SHA-256 for the peer and the floor: the same primitive ours uses (the one-shot `crypto.hash`
+ * where Node has it, else `createHash`), so that the tool-pin ratios compare canonicalization only.
+ */
+const sha256 = (text: string): string =>
+  typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'hex') : crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
 function peerToolPin(tool: PinnableTool): string {
   const text = canonicalize(tool);
   if (text === undefined) throw new Error(`canonicalize returned undefined for ${tool.name}`);
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return `sha256:${sha256(text)}`;
+}
+
+function floorToolPin(tool: PinnableTool): string {
+  return `sha256:${sha256(JSON.stringify(tool))}`;
+}
+
+const FNV64_BASIS = 0xcbf29ce484222325n;
+const FNV64_PRIME = 0x100000001b3n;
+
+/** The peer: FNV-1a 64 with BigInt, reduced with `BigInt.asUintN` (faster than `& MASK`). */
+function fnv1a64AsUintNHex(bytes: Uint8Array): string {
+  let hash = FNV64_BASIS;
+  for (let index = 0; index < bytes.length; index++) hash = BigInt.asUintN(64, (hash ^ BigInt(bytes[index]!)) * FNV64_PRIME);
+  return hash.toString(16).padStart(16, '0');
+}
+
+/** The floor: FNV-1a 32, the plain JavaScript loop (a different, weaker hash: a speed bound only). */
+function fnv1a32Hex(bytes: Uint8Array): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < bytes.length; index++) hash = Math.imul(hash ^ bytes[index]!, 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
 type Pass = () => number;
@@ -117,6 +152,11 @@ const passes = {
     for (let index = 0; index < covered.length; index++) sink += peerToolPin(covered[index]!).charCodeAt(20);
     return sink;
   },
+  toolPinFloor: (): number => {
+    let sink = 0;
+    for (let index = 0; index < covered.length; index++) sink += floorToolPin(covered[index]!).charCodeAt(20);
+    return sink;
+  },
   fnvOursString: (): number => {
     let sink = 0;
     for (let index = 0; index < schemaStrings.length; index++) sink += fnv1a64Hex(schemaStrings[index]!).charCodeAt(9);
@@ -127,9 +167,19 @@ const passes = {
     for (let index = 0; index < schemaBytes.length; index++) sink += fnv1a64HexOfBytes(schemaBytes[index]!).charCodeAt(9);
     return sink;
   },
-  fnvReference: (): number => {
+  fnvJsString: (): number => {
     let sink = 0;
-    for (let index = 0; index < schemaBytes.length; index++) sink += fnv1a64ReferenceHex(schemaBytes[index]!).charCodeAt(9);
+    for (let index = 0; index < schemaStrings.length; index++) sink += fnv1a64HexJs(schemaStrings[index]!).charCodeAt(9);
+    return sink;
+  },
+  fnvAsUintN: (): number => {
+    let sink = 0;
+    for (let index = 0; index < schemaBytes.length; index++) sink += fnv1a64AsUintNHex(schemaBytes[index]!).charCodeAt(9);
+    return sink;
+  },
+  fnv32: (): number => {
+    let sink = 0;
+    for (let index = 0; index < schemaBytes.length; index++) sink += fnv1a32Hex(schemaBytes[index]!).charCodeAt(5);
     return sink;
   },
   canonicalOurs: (): number => {
@@ -149,9 +199,12 @@ type PassName = keyof typeof passes;
 const LABELS: Record<PassName, string> = {
   toolPinOurs: 'ours: toolPin (canonicalJson + sha256)',
   toolPinPeer: 'peer: canonicalize + node:crypto sha256',
-  fnvOursString: 'ours: fnv1a64Hex(string), UTF-8 on the fly',
-  fnvOursBytes: 'ours: fnv1a64HexOfBytes(bytes)',
-  fnvReference: 'reference: BigInt FNV-1a 64 (bytes)',
+  toolPinFloor: 'floor: JSON.stringify + node:crypto sha256',
+  fnvOursString: 'ours: fnv1a64Hex(string), encodeInto + wasm',
+  fnvOursBytes: 'ours: fnv1a64HexOfBytes(bytes), wasm',
+  fnvJsString: 'ours, JS fallback: fnv1a64HexJs(string)',
+  fnvAsUintN: 'peer: BigInt FNV-1a 64, BigInt.asUintN',
+  fnv32: 'floor: FNV-1a 32 JS loop (Math.imul)',
   canonicalOurs: 'ours: canonicalJson',
   canonicalStringify: 'ceiling: JSON.stringify (not canonical)',
 };
@@ -173,7 +226,13 @@ for (const [text, hex] of [
 ] as const) {
   expectEqual(`reference fnv1a64(${JSON.stringify(text)})`, fnv1a64ReferenceHex(encoder.encode(text)), hex);
   expectEqual(`fnv1a64Hex(${JSON.stringify(text)})`, fnv1a64Hex(text), hex);
+  expectEqual(`asUintN fnv1a64(${JSON.stringify(text)})`, fnv1a64AsUintNHex(encoder.encode(text)), hex);
 }
+// FNV-1a 32 standard vectors, so that the floor is the real hash.
+expectEqual('fnv1a32("")', fnv1a32Hex(encoder.encode('')), '811c9dc5');
+expectEqual('fnv1a32("a")', fnv1a32Hex(encoder.encode('a')), 'e40c292c');
+expectEqual('fnv1a32("foobar")', fnv1a32Hex(encoder.encode('foobar')), 'bf9cf968');
+expectEqual('FNV backend', fnv1a64Backend(), 'wasm');
 const echoUpper: PinnableTool = {
   name: 'echo_upper',
   description: 'Upper-case the input text (deterministic showcase demo tool).',
@@ -198,6 +257,8 @@ for (let index = 0; index < TOOLS; index++) {
   expectEqual(`${where} canonical content vs canonicalize`, content, canonicalize(tool) ?? '<undefined>');
   expectEqual(`${where} canonical content vs json-canonicalize`, content, jsonCanonicalize(tool));
   expectEqual(`${where} tool pin vs peer`, toolPin(tool), peerToolPin(tool));
+  expectEqual(`${where} JS fallback vs reference`, fnv1a64HexJs(schemaStrings[index]!), fnv1a64ReferenceHex(schemaBytes[index]!));
+  expectEqual(`${where} asUintN peer vs reference`, fnv1a64AsUintNHex(schemaBytes[index]!), fnv1a64ReferenceHex(schemaBytes[index]!));
   expectEqual(`${where} tool pin of the raw tool`, toolPin(rawTools[index]!), toolPin(tool));
   expectEqual(`${where} canonical schema vs canonicalize`, schemaStrings[index]!, canonicalize(schemas[index]) ?? '<undefined>');
   const reference = fnv1a64ReferenceHex(schemaBytes[index]!);
@@ -209,8 +270,9 @@ for (let index = 0; index < TOOLS; index++) {
 }
 // The sinks of ours and the peer must agree too (same outputs, summed).
 expectEqual('tool pin sinks', String(passes.toolPinOurs()), String(passes.toolPinPeer()));
-expectEqual('fnv sinks (string)', String(passes.fnvOursString()), String(passes.fnvReference()));
-expectEqual('fnv sinks (bytes)', String(passes.fnvOursBytes()), String(passes.fnvReference()));
+expectEqual('fnv sinks (string)', String(passes.fnvOursString()), String(passes.fnvAsUintN()));
+expectEqual('fnv sinks (bytes)', String(passes.fnvOursBytes()), String(passes.fnvAsUintN()));
+expectEqual('fnv sinks (JS fallback)', String(passes.fnvJsString()), String(passes.fnvAsUintN()));
 
 if (mismatches.length > 0) {
   console.error(`OUTPUT MISMATCH (${mismatches.length}):`);
@@ -225,6 +287,17 @@ let globalSink = 0;
 
 function now(): bigint {
   return process.hrtime.bigint();
+}
+
+/**
+ * The process's CPU time (user + system) in ns. Samples are timed with it, not with the wall
+ * clock: on a shared machine a process waits for a core for tens of milliseconds at a time, which
+ * the wall clock would charge to whichever function was running. All measured code runs on this
+ * one thread (GC helper threads count too, as part of the cost).
+ */
+function cpuNow(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) * 1000;
 }
 
 /** Runs `pass` for about `budgetNs`; returns the passes per sample that give at least SAMPLE_NS. */
@@ -243,9 +316,9 @@ function warmUpAndCalibrate(pass: Pass): number {
 /** One sample: `iterations` passes, in ns per tool. */
 function sample(pass: Pass, iterations: number): number {
   let sink = 0;
-  const start = now();
+  const start = cpuNow();
   for (let round = 0; round < iterations; round++) sink += pass();
-  const elapsed = Number(now() - start);
+  const elapsed = cpuNow() - start;
   globalSink += sink;
   return elapsed / (iterations * TOOLS);
 }
@@ -282,9 +355,10 @@ interface RatioResult {
   readonly samples: number[];
 }
 
+const loadAtStart = loadavg();
 const started = now();
-const toolPinGroup = measureGroup(['toolPinOurs', 'toolPinPeer']);
-const fnvGroup = measureGroup(['fnvOursString', 'fnvOursBytes', 'fnvReference']);
+const toolPinGroup = measureGroup(['toolPinOurs', 'toolPinPeer', 'toolPinFloor']);
+const fnvGroup = measureGroup(['fnvOursString', 'fnvOursBytes', 'fnvJsString', 'fnvAsUintN', 'fnv32']);
 const canonicalGroup = measureGroup(['canonicalOurs', 'canonicalStringify']);
 const totalSeconds = Number(now() - started) / 1e9;
 
@@ -308,14 +382,12 @@ function ratioResult(
 
 const ratioResults: RatioResult[] = [
   ratioResult('tool pin', 'peer time / our time', 'toolPinPeer', 'toolPinOurs', { op: '>=', value: 1 }),
-  ratioResult('schema pin FNV (bytes)', 'reference time / our time', 'fnvReference', 'fnvOursBytes', {
-    op: '>=',
-    value: 10,
-  }),
-  ratioResult('schema pin FNV (string, incl. UTF-8)', 'reference time / our time', 'fnvReference', 'fnvOursString', {
-    op: '>=',
-    value: 10,
-  }),
+  ratioResult('tool pin vs floor', 'our time / stringify+sha256 time', 'toolPinOurs', 'toolPinFloor', { op: '<=', value: 1.2 }),
+  ratioResult('FNV 64, string vs asUintN BigInt', 'peer time / our time', 'fnvAsUintN', 'fnvOursString', { op: '>=', value: 2 }),
+  ratioResult('FNV 64, string vs FNV-1a 32 loop', 'floor time / our time', 'fnv32', 'fnvOursString', { op: '>=', value: 0.8 }),
+  ratioResult('FNV 64, bytes vs asUintN BigInt', 'peer time / our time', 'fnvAsUintN', 'fnvOursBytes', { op: '>=', value: 2 }),
+  ratioResult('FNV 64, bytes vs FNV-1a 32 loop', 'floor time / our time', 'fnv32', 'fnvOursBytes', { op: '>=', value: 0.8 }),
+  ratioResult('FNV 64, JS fallback vs asUintN BigInt', 'peer time / our time', 'fnvAsUintN', 'fnvJsString', { op: '>=', value: 0 }),
   ratioResult('canonicalization', 'our time / JSON.stringify time', 'canonicalOurs', 'canonicalStringify', {
     op: '<=',
     value: 2,
@@ -338,11 +410,14 @@ const machine = {
   platform: `${process.platform} ${process.arch}`,
   cores: availableParallelism(),
   cpu: cpuList[0]?.model ?? 'unknown',
+  loadAverageAtStart: loadAtStart,
+  loadAverageAtEnd: loadavg(),
 };
 const peers = [packageVersion(repoRoot, 'canonicalize'), packageVersion(repoRoot, 'json-canonicalize')];
 
 console.log('Toolpin hashing benchmark');
 console.log(`machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, ${machine.platform}`);
+console.log(`load:    1/5/15-minute load average ${machine.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')} at the start, ${machine.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' ')} at the end`);
 console.log(
   `corpus:  ${TOOLS} tools from ${servers.length} servers (${servers.map((s) => `${s.server} ${s.tools}`).join(', ')}); ` +
     `fixtures ${fixtureBytes} B, tool-pin content ${toolPinBytes} B, schema-pin content ${schemaPinBytes} B` +
@@ -352,19 +427,24 @@ console.log(`peers:   ${peers[0]} (timed), ${peers[1]} (output check only)`);
 console.log(`method:  ${SAMPLES} interleaved samples of >= ${SAMPLE_NS / 1e6} ms each, after warm-up; outputs identical: yes`);
 console.log('');
 
-const header = `${pad('measure', 46)} ${pad('median ns/tool', 15, true)} ${pad('min', 10, true)} ${pad('max', 10, true)}`;
+/** Bytes one pass of a measure covers, for MB/s: the schema bytes for FNV, the tool-pin content else. */
+function passBytes(name: PassName): number {
+  return name.startsWith('fnv') ? schemaPinBytes : toolPinBytes;
+}
+const mbPerSecond = (name: PassName, nsPerTool: number): string => ((passBytes(name) / TOOLS / nsPerTool) * 1e3).toFixed(0);
+const header = `${pad('measure (process CPU time)', 46)} ${pad('median ns/tool', 15, true)} ${pad('min', 10, true)} ${pad('max', 10, true)} ${pad('MB/s (median)', 14, true)}`;
 console.log(header);
 console.log('-'.repeat(header.length));
 const groups: [string, PassName[]][] = [
-  ['tool pin', ['toolPinOurs', 'toolPinPeer']],
-  ['schema pin FNV', ['fnvOursString', 'fnvOursBytes', 'fnvReference']],
+  ['tool pin', ['toolPinOurs', 'toolPinPeer', 'toolPinFloor']],
+  ['schema pin FNV', ['fnvOursString', 'fnvOursBytes', 'fnvJsString', 'fnvAsUintN', 'fnv32']],
   ['canonicalization', ['canonicalOurs', 'canonicalStringify']],
 ];
 for (const [group, names] of groups) {
   console.log(group);
   for (const name of names) {
     const s = stats(measured[name].samples);
-    console.log(`  ${pad(LABELS[name], 44)} ${pad(ns(s.median), 15, true)} ${pad(ns(s.min), 10, true)} ${pad(ns(s.max), 10, true)}`);
+    console.log(`  ${pad(LABELS[name], 44)} ${pad(ns(s.median), 15, true)} ${pad(ns(s.min), 10, true)} ${pad(ns(s.max), 10, true)} ${pad(mbPerSecond(name, s.median), 14, true)}`);
   }
 }
 console.log('');
@@ -388,7 +468,7 @@ const results = {
   machine,
   peers,
   corpus: { servers, tools: TOOLS, fixtureBytes, toolPinContentBytes: toolPinBytes, schemaPinContentBytes: schemaPinBytes, nonAsciiSchemas },
-  method: { samples: SAMPLES, sampleMs: SAMPLE_NS / 1e6, warmupMs: WARMUP_NS / 1e6, interleaved: true, unit: 'ns per tool' },
+  method: { samples: SAMPLES, sampleMs: SAMPLE_NS / 1e6, warmupMs: WARMUP_NS / 1e6, interleaved: true, unit: 'ns of process CPU time per tool' },
   outputsIdentical: true,
   measures: Object.fromEntries(
     (Object.keys(LABELS) as PassName[]).map((name) => [

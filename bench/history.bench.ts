@@ -1,42 +1,46 @@
 /**
- * Dispatch-history benchmark: building the read model over a large `*.events.jsonl` log.
+ * Dispatch-history benchmark: building the read model over large `*.events.jsonl` logs.
  *
- *   npm run build && npm run bench:history     (runs out/bench/history.bench.js, about 1-2 min)
+ *   npm run build && npm run bench:history     (runs out/bench/history.bench.js, about 2-4 min)
  *
- * Log (generated into a temp dir, deleted at the end): 1,000,000 events, about 250 MB, one per
- * line. 90% are MCP_DISPATCHED over 5 servers × 50 tools × 3 schema hashes (750 keys, uniform), the
+ * Logs (generated into a temp dir, deleted at the end): by default 100,000, 300,000 and 1,000,000
+ * events, about 260 bytes each, one per line; each smaller log is the first lines of the largest.
+ * 90% are MCP_DISPATCHED over 5 servers × 50 tools × 3 schema hashes (750 keys, uniform), the
  * rest EXECUTION_STARTED / STEP_STARTED / STEP_COMPLETED, whose payloads make them about as long.
  * Generated with a fixed seed, so every run reads the same bytes.
  *
  * Each measured side runs in its own child process (so peak RSS is its own: `maxRSS` from
  * `process.resourceUsage()`), interleaved, order rotated every round, on the same file (in the
  * page cache after generation: this measures CPU and memory, not the disk):
- *   ours        `new HistoryModel()` + `LogReader.update()` over the whole file: 1 MiB positioned
- *               reads, line split, JSON.parse, validation (schema hash via parsePin, cached), fold
- *               into the K=20 model; then `model.keys()` (merge). Asserts the dispatch count.
+ *   ours        `new HistoryModel()` + `LogReader.update()` over the whole file: positioned reads,
+ *               line split, JSON.parse, validation of every MCP_DISPATCHED field (schema hash via
+ *               parsePin, cached), fold into the K=20 model; then `model.keys()` (merge). Asserts
+ *               the dispatch count.
+ *   readline    the peer: `node:readline` over `fs.createReadStream` + `JSON.parse` of every line
+ *               + a `Map` count per (server, tool, schemaHash) of the MCP_DISPATCHED events: the
+ *               plain code most would write for "how often was each tool called at each schema".
  *   floor       64 KiB chunked reads + UTF-8 decode + split on "\n" + `JSON.parse` of every line,
- *               nothing else: the cheapest way to read the file at all that we found (64 KiB
- *               strings stay in V8's young generation; 1 MiB ones do not and are slower).
- *   readline    `node:readline` over `fs.createReadStream` + `JSON.parse`: the plain line reader
- *               most code would use.
- * Ratios are taken within a round: ours / floor and ours / readline, for time and for peak RSS.
- * The `ours` child also measures, after the build: appending 1,000 events (≈ 250 KB) to the log
+ *               nothing else: the cheapest way to read the file at all that we found.
+ * Ratios are taken within a round: ours / readline and ours / floor, for wall time, for CPU time
+ * (user + system of the measured part, which a busy machine's scheduling does not inflate) and for
+ * peak RSS.
+ * The `ours` child also measures, after the build: appending 1,000 events (≈ 260 KB) to the log
  * and `update()` again (ms, bytes read: must equal the appended bytes), and streaming all
  * executions of one hash from the file (`streamExecutions`, the "more than K" path).
  *
- * Options: --events=N (default 1,000,000), --rounds=N (default 3), --keep (keep the log).
- * Results: bench/results/history.json. Exit 1 when a check fails (counts, bytes read).
+ * Options: --sizes=N,N,… (default 100000,300000,1000000), --rounds=N (default 5), --keep (keep
+ * the logs). Results: bench/results/history.json. Exit 1 when a check fails (counts, bytes read).
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, cpSync, createReadStream, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, symlinkSync, createReadStream, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fnv1a64Hex } from '../server/src/core/pins/fnv1a64';
-import { HistoryModel } from '../server/src/core/history/history';
-import { LogReader } from '../server/src/history/logReader';
-import { findRepoRoot, median, option, stats } from './support/benchSupport';
+import type * as HistoryModule from '../server/src/core/history/history';
+import type * as LogReaderModule from '../server/src/history/logFile';
+import { findRepoRoot, option, stats } from './support/benchSupport';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -47,8 +51,11 @@ function stringOption(name: string): string | undefined {
   return process.argv.find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
 }
 
-const EVENTS = Math.floor(option('events', 1_000_000));
-const ROUNDS = Math.floor(option('rounds', 3));
+const SIZES = (stringOption('sizes') ?? '100000,300000,1000000').split(',').map((size) => Math.floor(Number(size)));
+if (SIZES.some((size) => !Number.isFinite(size) || size < 1)) throw new Error('--sizes needs positive numbers, e.g. --sizes=100000,1000000');
+/** Events in the log a child reads (the parent passes it), or the largest size. */
+const EVENTS = Math.floor(option('events', Math.max(...SIZES)));
+const ROUNDS = Math.floor(option('rounds', 5));
 const KEEP = process.argv.includes('--keep');
 const APPENDED = 1_000;
 
@@ -123,27 +130,37 @@ function generator(seed: number, firstSeq: number): Generator {
   };
 }
 
-function generate(file: string): { bytes: number; dispatched: number } {
+interface Generated {
+  readonly events: number;
+  readonly bytes: number;
+  readonly dispatched: number;
+}
+
+/** Writes the largest log; returns the bytes and dispatches of each size's prefix. */
+function generate(file: string, sizes: readonly number[]): Generated[] {
   const fd = openSync(file, 'w');
   const events = generator(42, 0);
+  const largest = Math.max(...sizes);
+  const prefixes: Generated[] = [];
   let dispatched = 0;
   let bytes = 0;
   try {
     let batch = '';
-    for (let index = 0; index < EVENTS; index++) {
+    for (let index = 0; index < largest; index++) {
       const { line, dispatch } = events.next();
       if (dispatch) dispatched++;
       batch += line;
-      if (batch.length > 4 * 1024 * 1024) {
+      if (batch.length > 4 * 1024 * 1024 || sizes.includes(index + 1)) {
         bytes += writeSync(fd, batch);
         batch = '';
       }
+      if (sizes.includes(index + 1)) prefixes.push({ events: index + 1, bytes, dispatched });
     }
     bytes += writeSync(fd, batch);
   } finally {
     closeSync(fd);
   }
-  return { bytes, dispatched };
+  return prefixes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,6 +169,8 @@ function generate(file: string): { bytes: number; dispatched: number } {
 interface ChildResult {
   side: string;
   ms: number;
+  /** CPU time (user + system) of the measured part: steadier than wall time on a busy machine. */
+  cpuMs: number;
   maxRssMiB: number;
   lines: number;
   dispatched?: number;
@@ -166,17 +185,29 @@ interface ChildResult {
   streamKeyCount?: number;
 }
 
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 function rssMiB(): number {
   return process.resourceUsage().maxRSS / 1024; // maxRSS is in KiB
 }
 
 async function childOurs(file: string): Promise<ChildResult> {
+  // Loaded here, so that the peers' processes carry none of our modules (and their memory).
+  const history: typeof HistoryModule = require('../server/src/core/history/history');
+  const logReader: typeof LogReaderModule = require('../server/src/history/logFile');
+  const { HistoryModel } = history;
+  const { LogReader } = logReader;
   const model = new HistoryModel();
   const reader = new LogReader(file, 'bench', model);
+  const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
   await reader.update();
   const keys = model.keys();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpuMs = cpuMsSince(cpuStart);
   const maxRssMiB = rssMiB();
   const stats = model.logStats('bench');
 
@@ -205,6 +236,7 @@ async function childOurs(file: string): Promise<ChildResult> {
   return {
     side: 'ours',
     ms,
+    cpuMs,
     maxRssMiB,
     lines: stats.lines,
     dispatched: stats.dispatched,
@@ -221,6 +253,7 @@ async function childOurs(file: string): Promise<ChildResult> {
 }
 
 function childFloor(file: string): ChildResult {
+  const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
   const fd = openSync(file, 'r');
   const buffer = Buffer.allocUnsafe(64 * 1024);
@@ -252,22 +285,32 @@ function childFloor(file: string): ChildResult {
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (sink < 0) console.error('impossible');
-  return { side: 'floor', ms, maxRssMiB: rssMiB(), lines };
+  return { side: 'floor', ms, cpuMs: cpuMsSince(cpuStart), maxRssMiB: rssMiB(), lines };
+}
+
+interface PeerEvent {
+  readonly type?: unknown;
+  readonly data?: { readonly server?: unknown; readonly toolName?: unknown; readonly schemaHash?: unknown };
 }
 
 async function childReadline(file: string): Promise<ChildResult> {
+  const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
   const lineReader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  const counts = new Map<string, number>();
   let lines = 0;
-  let sink = 0;
+  let dispatched = 0;
   for await (const line of lineReader) {
-    const value = JSON.parse(line) as { seq: number };
-    sink += value.seq & 1;
+    const value = JSON.parse(line) as PeerEvent;
     lines++;
+    if (value.type === 'MCP_DISPATCHED' && value.data) {
+      const key = `${String(value.data.server)}\u0000${String(value.data.toolName)}\u0000${String(value.data.schemaHash)}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      dispatched++;
+    }
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (sink < 0) console.error('impossible');
-  return { side: 'readline', ms, maxRssMiB: rssMiB(), lines };
+  return { side: 'readline', ms, cpuMs: cpuMsSince(cpuStart), maxRssMiB: rssMiB(), lines, dispatched, keys: counts.size };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,14 +318,16 @@ async function childReadline(file: string): Promise<ChildResult> {
 
 
 /**
- * Copies the compiled benchmark and the modules it needs (out/server/src/core, out/server/src/history)
- * into the temp dir, and runs the children from there: a rebuild of out/ while the benchmark runs
- * (another terminal, another job on a shared machine) then cannot pull the files from under it.
+ * Copies the compiled benchmark and the server modules (out/server/src) into the temp dir, links
+ * the repository's node_modules beside them, and runs the children from there: a rebuild of out/
+ * while the benchmark runs (another terminal, another job on a shared machine) then cannot pull
+ * the files from under it.
  */
 function privateCopy(folder: string): string {
   const outRoot = join(__dirname, '..');
   const copyRoot = join(folder, 'out');
-  for (const part of [join('server', 'src', 'core'), join('server', 'src', 'history')]) cpSync(join(outRoot, part), join(copyRoot, part), { recursive: true });
+  cpSync(join(outRoot, 'server', 'src'), join(copyRoot, 'server', 'src'), { recursive: true });
+  symlinkSync(join(findRepoRoot(__dirname), 'node_modules'), join(folder, 'node_modules'), 'dir');
   mkdirSync(join(copyRoot, 'bench', 'support'), { recursive: true });
   copyFileSync(__filename, join(copyRoot, 'bench', basename(__filename)));
   copyFileSync(join(__dirname, 'support', 'benchSupport.js'), join(copyRoot, 'bench', 'support', 'benchSupport.js'));
@@ -291,104 +336,133 @@ function privateCopy(folder: string): string {
 
 let childScript = __filename;
 
-function runChild(side: string, file: string): ChildResult {
-  const result = spawnSync(process.execPath, [childScript, `--child=${side}`, `--file=${file}`], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+function runChild(side: string, file: string, events: number): ChildResult {
+  const result = spawnSync(process.execPath, [childScript, `--child=${side}`, `--file=${file}`, `--events=${events}`], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
   if (result.status !== 0) throw new Error(`the ${side} child failed (${result.status}): ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').pop()!) as ChildResult;
 }
 
-
-
 const f1 = (value: number): string => value.toFixed(1);
 const f2 = (value: number): string => value.toFixed(2);
+
+interface SizeResults {
+  readonly log: Generated;
+  readonly file: string;
+  readonly samples: Record<string, ChildResult[]>;
+  readonly ratios: { timeReadline: number[]; timeFloor: number[]; cpuReadline: number[]; cpuFloor: number[]; rssReadline: number[]; rssFloor: number[] };
+  readonly load: number[];
+}
+
+function formatStats(values: readonly number[], format: (value: number) => string): string {
+  const s = stats(values);
+  return `${format(s.median)} (${format(s.min)}–${format(s.max)})`;
+}
 
 async function main(): Promise<number> {
   const cpuList = cpus();
   console.log(`machine: ${cpuList.length} cores, ${cpuList[0]?.model ?? 'unknown cpu'}, Node ${process.version}, load ${loadavg().map(f2).join(' ')}`);
   const folder = mkdtempSync(join(tmpdir(), 'toolpin-history-bench-'));
-  const file = join(folder, 'bench.events.jsonl');
   let failed = false;
   try {
     childScript = privateCopy(folder);
     const generateStarted = Date.now();
-    const generated = generate(file);
-    console.log(`log: ${EVENTS.toLocaleString('en-US')} events, ${(generated.bytes / 1e6).toFixed(1)} MB (${Math.round(generated.bytes / EVENTS)} bytes/event), ${generated.dispatched.toLocaleString('en-US')} MCP_DISPATCHED over ${SERVERS * TOOLS * HASHES} keys; generated in ${((Date.now() - generateStarted) / 1000).toFixed(1)} s`);
+    const largestFile = join(folder, `${Math.max(...SIZES)}.events.jsonl`);
+    const logs = generate(largestFile, SIZES);
+    const sizes: SizeResults[] = logs.map((log) => {
+      const file = join(folder, `${log.events}.events.jsonl`);
+      if (file !== largestFile) {
+        copyFileSync(largestFile, file);
+        truncateSync(file, log.bytes);
+      }
+      return { log, file, samples: { ours: [], readline: [], floor: [] }, ratios: { timeReadline: [], timeFloor: [], cpuReadline: [], cpuFloor: [], rssReadline: [], rssFloor: [] }, load: [] };
+    });
+    for (const { log } of sizes) {
+      console.log(`log: ${log.events.toLocaleString('en-US')} events, ${(log.bytes / 1e6).toFixed(1)} MB (${Math.round(log.bytes / log.events)} bytes/event), ${log.dispatched.toLocaleString('en-US')} MCP_DISPATCHED over ${SERVERS * TOOLS * HASHES} keys`);
+    }
+    console.log(`generated in ${((Date.now() - generateStarted) / 1000).toFixed(1)} s`);
 
-    const sides = ['ours', 'floor', 'readline'];
-    const samples: Record<string, ChildResult[]> = { ours: [], floor: [], readline: [] };
-    const ratios = { timeFloor: [] as number[], timeReadline: [] as number[], rssFloor: [] as number[], rssReadline: [] as number[] };
+    const sides = ['ours', 'readline', 'floor'];
     for (let round = 0; round < ROUNDS; round++) {
       const order = sides.map((_, index) => sides[(index + round) % sides.length]!);
-      const results: Record<string, ChildResult> = {};
-      for (const side of order) {
-        // The ours child appends to the log: cut it back to the generated bytes before each child.
-        if (statSync(file).size !== generated.bytes) truncateSync(file, generated.bytes);
-        results[side] = runChild(side, file);
-        samples[side]!.push(results[side]!);
-      }
-      const ours = results.ours!;
-      ratios.timeFloor.push(ours.ms / results.floor!.ms);
-      ratios.timeReadline.push(ours.ms / results.readline!.ms);
-      ratios.rssFloor.push(ours.maxRssMiB / results.floor!.maxRssMiB);
-      ratios.rssReadline.push(ours.maxRssMiB / results.readline!.maxRssMiB);
-      console.log(
-        `round ${round + 1}: ours ${f1(ours.ms)} ms / ${f1(ours.maxRssMiB)} MiB, floor ${f1(results.floor!.ms)} ms / ${f1(results.floor!.maxRssMiB)} MiB, readline ${f1(results.readline!.ms)} ms / ${f1(results.readline!.maxRssMiB)} MiB; append 1,000: ${f2(ours.appendMs!)} ms, ${ours.appendBytesRead} of ${ours.appendBytes} bytes read; stream ${ours.streamed} executions of one hash: ${f1(ours.streamMs!)} ms`,
-      );
+      for (const size of sizes) {
+        const results: Record<string, ChildResult> = {};
+        size.load.push(loadavg()[0]!);
+        for (const side of order) {
+          // The ours child appends to the log: cut it back to the generated bytes before each child.
+          if (statSync(size.file).size !== size.log.bytes) truncateSync(size.file, size.log.bytes);
+          results[side] = runChild(side, size.file, size.log.events);
+          size.samples[side]!.push(results[side]!);
+        }
+        const ours = results.ours!;
+        const readline = results.readline!;
+        const floor = results.floor!;
+        size.ratios.timeReadline.push(ours.ms / readline.ms);
+        size.ratios.timeFloor.push(ours.ms / floor.ms);
+        size.ratios.cpuReadline.push(ours.cpuMs / readline.cpuMs);
+        size.ratios.cpuFloor.push(ours.cpuMs / floor.cpuMs);
+        size.ratios.rssReadline.push(ours.maxRssMiB / readline.maxRssMiB);
+        size.ratios.rssFloor.push(ours.maxRssMiB / floor.maxRssMiB);
+        console.log(
+          `round ${round + 1}, ${size.log.events} events (load ${f2(loadavg()[0]!)}): ours ${f1(ours.ms)} ms / ${f1(ours.maxRssMiB)} MiB, readline ${f1(readline.ms)} ms / ${f1(readline.maxRssMiB)} MiB, floor ${f1(floor.ms)} ms / ${f1(floor.maxRssMiB)} MiB; ` +
+            `ours/readline ${f2(ours.ms / readline.ms)} time, ${f2(ours.cpuMs / readline.cpuMs)} CPU, ${f2(ours.maxRssMiB / readline.maxRssMiB)} RSS; append 1,000: ${f2(ours.appendMs!)} ms, ${ours.appendBytesRead} of ${ours.appendBytes} bytes read; stream ${ours.streamed} executions of one hash: ${f1(ours.streamMs!)} ms`,
+        );
 
-      // Checks.
-      const checks: Array<[boolean, string]> = [
-        [ours.dispatched === generated.dispatched, `ours folded ${ours.dispatched} dispatches, expected ${generated.dispatched}`],
-        [ours.lines === EVENTS && results.floor!.lines === EVENTS && results.readline!.lines === EVENTS, 'every side reads every line'],
-        [ours.appendBytesRead === ours.appendBytes, `the append read ${ours.appendBytesRead} bytes, expected exactly the ${ours.appendBytes} appended`],
-        [ours.appendDispatched === ours.appendExpected, `the append folded ${ours.appendDispatched} dispatches, expected ${ours.appendExpected}`],
-        [ours.streamed === ours.streamKeyCount, `streamed ${ours.streamed} executions, the model counts ${ours.streamKeyCount}`],
-      ];
-      for (const [ok, message] of checks) {
-        if (!ok) {
-          console.error(`CHECK FAILED: ${message}`);
-          failed = true;
+        const checks: Array<[boolean, string]> = [
+          [ours.dispatched === size.log.dispatched, `ours folded ${ours.dispatched} dispatches, expected ${size.log.dispatched}`],
+          [readline.dispatched === size.log.dispatched, `the readline peer counted ${readline.dispatched} dispatches, expected ${size.log.dispatched}`],
+          [ours.keys === readline.keys, `ours has ${ours.keys} keys, the readline peer ${readline.keys}`],
+          [ours.lines === size.log.events && readline.lines === size.log.events && floor.lines === size.log.events, 'every side reads every line'],
+          [ours.appendBytesRead === ours.appendBytes, `the append read ${ours.appendBytesRead} bytes, expected exactly the ${ours.appendBytes} appended`],
+          [ours.appendDispatched === ours.appendExpected, `the append folded ${ours.appendDispatched} dispatches, expected ${ours.appendExpected}`],
+          [ours.streamed === ours.streamKeyCount, `streamed ${ours.streamed} executions, the model counts ${ours.streamKeyCount}`],
+        ];
+        for (const [ok, message] of checks) {
+          if (!ok) {
+            console.error(`CHECK FAILED: ${message}`);
+            failed = true;
+          }
         }
       }
     }
 
-    const table = [
-      ['measure', 'median', 'min', 'max'],
-      ...(
-        [
-          ['ours: build model (ms)', samples.ours!.map((s) => s.ms)],
-          ['floor: 64 KiB chunks + JSON.parse (ms)', samples.floor!.map((s) => s.ms)],
-          ['readline + JSON.parse (ms)', samples.readline!.map((s) => s.ms)],
-          ['ours / floor (time)', ratios.timeFloor],
-          ['ours / readline (time)', ratios.timeReadline],
-          ['ours: peak RSS (MiB)', samples.ours!.map((s) => s.maxRssMiB)],
-          ['floor: peak RSS (MiB)', samples.floor!.map((s) => s.maxRssMiB)],
-          ['readline: peak RSS (MiB)', samples.readline!.map((s) => s.maxRssMiB)],
-          ['ours / floor (peak RSS)', ratios.rssFloor],
-          ['ours / readline (peak RSS)', ratios.rssReadline],
-          ['append 1,000 events → model updated (ms)', samples.ours!.map((s) => s.appendMs!)],
-          ['append: bytes read', samples.ours!.map((s) => s.appendBytesRead!)],
-          ['stream all executions of one hash (ms)', samples.ours!.map((s) => s.streamMs!)],
-        ] as Array<[string, number[]]>
-      ).map(([name, values]) => {
-        const s = stats(values);
-        const format = name.includes('/') || name.includes('ratio') ? f2 : name.includes('bytes') ? (value: number) => String(Math.round(value)) : f1;
-        return [name, format(s.median), format(s.min), format(s.max)];
-      }),
-    ];
-    const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
     console.log('');
-    for (const row of table) console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  '));
-    console.log(`\nratio ours/floor (time): ${f2(median(ratios.timeFloor))}   ratio ours/floor (peak RSS): ${f2(median(ratios.rssFloor))}`);
+    console.log(`median (min–max) over ${ROUNDS} rounds`);
+    for (const size of sizes) {
+      const { samples, ratios } = size;
+      console.log(`\n${size.log.events.toLocaleString('en-US')} events, ${(size.log.bytes / 1e6).toFixed(1)} MB; 1-minute load average ${formatStats(size.load, f1)}`);
+      const rows: Array<[string, string]> = [
+        ['ours: build model (ms)', formatStats(samples.ours!.map((s) => s.ms), f1)],
+        ['readline + JSON.parse + Map count (ms)', formatStats(samples.readline!.map((s) => s.ms), f1)],
+        ['floor: 64 KiB chunks + JSON.parse (ms)', formatStats(samples.floor!.map((s) => s.ms), f1)],
+        ['ours / readline (time)', formatStats(ratios.timeReadline, f2)],
+        ['ours / floor (time)', formatStats(ratios.timeFloor, f2)],
+        ['ours: CPU (ms)', formatStats(samples.ours!.map((s) => s.cpuMs), f1)],
+        ['readline: CPU (ms)', formatStats(samples.readline!.map((s) => s.cpuMs), f1)],
+        ['floor: CPU (ms)', formatStats(samples.floor!.map((s) => s.cpuMs), f1)],
+        ['ours / readline (CPU)', formatStats(ratios.cpuReadline, f2)],
+        ['ours / floor (CPU)', formatStats(ratios.cpuFloor, f2)],
+        ['ours: peak RSS (MiB)', formatStats(samples.ours!.map((s) => s.maxRssMiB), f1)],
+        ['readline: peak RSS (MiB)', formatStats(samples.readline!.map((s) => s.maxRssMiB), f1)],
+        ['floor: peak RSS (MiB)', formatStats(samples.floor!.map((s) => s.maxRssMiB), f1)],
+        ['ours / readline (peak RSS)', formatStats(ratios.rssReadline, f2)],
+        ['ours / floor (peak RSS)', formatStats(ratios.rssFloor, f2)],
+        ['append 1,000 events → model updated (ms)', formatStats(samples.ours!.map((s) => s.appendMs!), f2)],
+        ['append: bytes read (of appended)', `${formatStats(samples.ours!.map((s) => s.appendBytesRead!), String)} of ${samples.ours![0]!.appendBytes}`],
+        ['stream all executions of one hash (ms)', formatStats(samples.ours!.map((s) => s.streamMs!), f1)],
+      ];
+      const width = Math.max(...rows.map(([name]) => name.length));
+      for (const [name, value] of rows) console.log(`  ${name.padEnd(width)}  ${value}`);
+    }
 
     const repoRoot = findRepoRoot(__dirname);
     const resultsDir = join(repoRoot, 'bench', 'results');
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(
       join(resultsDir, 'history.json'),
-      `${JSON.stringify({ machine: { cores: cpuList.length, cpu: cpuList[0]?.model, node: process.version, loadavg: loadavg() }, log: { events: EVENTS, bytes: generated.bytes, dispatched: generated.dispatched, keys: SERVERS * TOOLS * HASHES }, samples, ratios }, null, 2)}\n`,
+      `${JSON.stringify({ machine: { cores: cpuList.length, cpu: cpuList[0]?.model, node: process.version, loadavg: loadavg() }, rounds: ROUNDS, keys: SERVERS * TOOLS * HASHES, sizes: sizes.map(({ log, samples, ratios, load }) => ({ log, load, samples, ratios })) }, null, 2)}\n`,
     );
   } finally {
-    if (KEEP) console.log(`kept ${file}`);
+    if (KEEP) console.log(`kept ${folder}`);
     else rmSync(folder, { recursive: true, force: true });
   }
   return failed ? 1 : 0;

@@ -105,6 +105,73 @@ describe('canonicalJson: properties', () => {
     );
   });
 
+  test('member names in any order and number (insertion sort up to 16, sort() beyond), recurring across calls', () => {
+    // A small alphabet, so that names recur (the serialized-name cache) and collide in prefixes.
+    const name = fc.oneof(fc.string({ unit: fc.constantFrom('a', 'b', 'A', '1', '"', '\\', '\n', 'é', '😀'), maxLength: 6 }), fc.string({ unit: 'grapheme', minLength: 60, maxLength: 80 }));
+    const record = fc.uniqueArray(name, { maxLength: 40 }).chain((names) =>
+      fc.shuffledSubarray(names, { minLength: names.length, maxLength: names.length }).map((order) => Object.fromEntries(order.map((key, index) => [key, index]))),
+    );
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 3 }), (records) => {
+        for (const object of records) {
+          const sorted = Object.fromEntries(Object.keys(object).sort().map((key) => [key, object[key]]));
+          const reversed = Object.fromEntries(Object.keys(object).sort().reverse().map((key) => [key, object[key]]));
+          const expected = canonicalizeFromNpm(object);
+          assert.equal(canonicalJson(object), expected);
+          assert.equal(canonicalJson(sorted), expected);
+          assert.equal(canonicalJson(reversed), expected);
+          assert.equal(carefulCanonicalJson(object), expected);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('leaves (primitive arrays, objects with names in order) equal the npm implementation, escapes included', () => {
+    const primitive = fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('\\u0041', '\u0000', '\u001f', '"', '\\', '\u2028'), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+    const sortedLeaf = fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), primitive, { maxKeys: 6 }).map((object) => Object.fromEntries(Object.keys(object).sort().map((key) => [key, object[key]])));
+    fc.assert(
+      fc.property(fc.oneof(fc.array(primitive, { maxLength: 8 }), sortedLeaf), (leaf) => {
+        let fast: string | Error;
+        let careful: string | Error;
+        try { fast = canonicalJson(leaf); } catch (error) { fast = error as Error; }
+        try { careful = carefulCanonicalJson(leaf); } catch (error) { careful = error as Error; }
+        assert.deepEqual(fast, careful);
+        if (typeof careful === 'string') assert.equal(careful, canonicalizeFromNpm(leaf));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('a toJSON added to Object.prototype or Array.prototype changes nothing', () => {
+    const value = { a: 1, b: ['x', 2], c: { d: true } };
+    const expected = '{"a":1,"b":["x",2],"c":{"d":true}}';
+    for (const prototype of [Object.prototype, Array.prototype]) {
+      Object.defineProperty(prototype, 'toJSON', { value: () => 'polluted', configurable: true, writable: true });
+      try {
+        assert.equal(canonicalJson(value), expected);
+      } finally {
+        Reflect.deleteProperty(prototype, 'toJSON');
+      }
+    }
+    assert.equal(canonicalJson(value), expected);
+  });
+
+  test('a member name with a lone surrogate is refused every time (it is never remembered as serialized)', () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      assert.throws(() => canonicalJson({ a: 1, '\ud800x': 2 }), (error: unknown) => error instanceof CanonicalJsonError && error.kind === 'lone-surrogate' && error.path === '/\ud800x');
+    }
+    assert.equal(canonicalJson({ '\ud83d\ude00': 1, a: 2 }), '{"a":2,"😀":1}');
+  });
+
+  test('short string values, remembered as serialized, come out the same every time; a lone surrogate never does', () => {
+    const values = ['string', 'a"b', 'tab\there', '\u0001', 'é€', '😀', '\\u0041', 'x'.repeat(16), 'y'.repeat(17)];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      for (const value of values) assert.equal(canonicalJson({ v: value }), `{"v":${JSON.stringify(value)}}`);
+      assert.throws(() => canonicalJson(['ok', 'x\udc00']), (error: unknown) => error instanceof CanonicalJsonError && error.kind === 'lone-surrogate' && error.path === '/1');
+    }
+  });
+
   test('deep nesting (past the fast path depth) still canonicalizes', () => {
     let deep: unknown = { b: 1, a: 2 };
     for (let level = 0; level < 100; level++) deep = [deep];

@@ -157,59 +157,43 @@ export function parseEventLine(text: string, position: LinePosition, knownHashes
   const scratch = new LineScratch();
   const found = checkLine(text, position.line, position.offset, knownHashes, scratch);
   if (found) return found;
-  const event = scratch.record;
-  const data = scratch.data;
   return {
     kind: 'dispatch',
     event: {
       line: position.line,
       offset: position.offset,
-      seq: event.seq as number,
-      at: event.at as string,
+      seq: scratch.seq,
+      at: scratch.at,
       atMs: scratch.atMs,
-      executionId: event.executionId as string,
-      blueprint: (event.blueprint as string | undefined) ?? null,
-      stepId: (event.stepId as string | undefined) ?? null,
-      server: data.server as string,
-      toolName: data.toolName as string,
-      schemaHash: data.schemaHash as string,
+      executionId: scratch.executionId,
+      blueprint: scratch.blueprint ?? null,
+      stepId: scratch.stepId ?? null,
+      server: scratch.server,
+      toolName: scratch.toolName,
+      schemaHash: scratch.schemaHash,
     },
   };
 }
 
-/** Where {@link checkLine} leaves a valid dispatch: reused line after line (no allocation). */
+/** Where {@link checkLine} leaves a valid dispatch's fields: reused line after line (no allocation). */
 class LineScratch {
-  record: Record<string, unknown> = {};
-  data: Record<string, unknown> = {};
+  seq = 0;
+  at = '';
   atMs = 0;
   /** True when `at` is exactly `new Date(atMs).toISOString()` (it need not be kept). */
   canonicalAt = false;
+  executionId = '';
+  blueprint: string | undefined = undefined;
+  stepId: string | undefined = undefined;
+  server = '';
+  toolName = '';
+  schemaHash = '';
 }
 
-/**
- * Reads and checks one line. Returns what it is — blank, another type, a problem — or undefined for
- * a valid `MCP_DISPATCHED`, whose parsed object, `data` and time are then in `scratch`.
- */
-function checkLine(text: string, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch): ParsedLine | undefined {
-  if (text.length === 0) return BLANK;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return text.trim().length === 0 ? BLANK : lineProblem(line, offset, 'not-json', 'the line is not JSON');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return lineProblem(line, offset, 'not-an-object', `the line is ${describeType(value)}, not an event object`);
-  }
-  const event = value as Record<string, unknown>;
-  const type = event.type;
-  if (typeof type !== 'string') {
-    return lineProblem(line, offset, 'no-type', type === undefined ? 'the event has no "type"' : `the event's "type" is ${describeType(type)}, not a string`, 'type');
-  }
-  if (type !== DISPATCH_EVENT_TYPE) return { kind: 'other', type };
-
+/** The first problem of an `MCP_DISPATCHED` event's fields, in the documented order of checks. */
+function fieldProblem(event: Record<string, unknown>, line: number, offset: number): ParsedLine {
   const data = event.data;
-  const problem =
+  return (
     sequenceNumber(event.seq, line, offset) ??
     requiredString('at', event.at, line, offset) ??
     requiredString('executionId', event.executionId, line, offset) ??
@@ -219,28 +203,89 @@ function checkLine(text: string, line: number, offset: number, knownHashes: Set<
       ? lineProblem(line, offset, 'missing-field', `${DISPATCH_EVENT_TYPE} without "data"`, 'data')
       : !isRecord(data)
         ? lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "data" is ${describeType(data)}, not an object`, 'data')
-        : (requiredString('data.toolName', data.toolName, line, offset) ?? requiredString('data.server', data.server, line, offset) ?? requiredString('data.schemaHash', data.schemaHash, line, offset)));
-  if (problem) return problem;
+        : (requiredString('data.toolName', data.toolName, line, offset) ??
+          requiredString('data.server', data.server, line, offset) ??
+          requiredString('data.schemaHash', data.schemaHash, line, offset) ??
+          // Unreachable: the caller found a problem; named anyway so that the result is never empty.
+          lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} has a malformed field`)))
+  );
+}
 
-  const at = event.at as string;
-  let atMs = parseCanonicalTime(at);
+/**
+ * Reads and checks one line. Returns what it is — blank, another type, a problem — or undefined for
+ * a valid `MCP_DISPATCHED`, whose fields are then in `scratch`.
+ */
+function checkLine(text: string, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch): ParsedLine | undefined {
+  if (text.length === 0) return BLANK;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text.trim().length === 0 ? BLANK : lineProblem(line, offset, 'not-json', 'the line is not JSON');
+  }
+  if (!isRecord(value)) {
+    return lineProblem(line, offset, 'not-an-object', `the line is ${describeType(value)}, not an event object`);
+  }
+  const type = value.type;
+  if (typeof type !== 'string') {
+    return lineProblem(line, offset, 'no-type', type === undefined ? 'the event has no "type"' : `the event's "type" is ${describeType(type)}, not a string`, 'type');
+  }
+  if (type !== DISPATCH_EVENT_TYPE) return { kind: 'other', type };
+
+  // The common case in one test; any failure is described by fieldProblem, in order.
+  const { seq, at, executionId, blueprint, stepId, data } = value;
+  if (
+    typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 ||
+    typeof at !== 'string' || at.length === 0 ||
+    typeof executionId !== 'string' || executionId.length === 0 ||
+    (blueprint !== undefined && typeof blueprint !== 'string') ||
+    (stepId !== undefined && typeof stepId !== 'string') ||
+    !isRecord(data)
+  ) {
+    return fieldProblem(value, line, offset);
+  }
+  const { toolName, server, schemaHash } = data;
+  if (typeof toolName !== 'string' || toolName.length === 0 || typeof server !== 'string' || server.length === 0 || typeof schemaHash !== 'string' || schemaHash.length === 0) {
+    return fieldProblem(value, line, offset);
+  }
+
+  scratch.seq = seq;
+  scratch.at = at;
+  scratch.executionId = executionId;
+  scratch.blueprint = blueprint;
+  scratch.stepId = stepId;
+  scratch.server = server;
+  scratch.toolName = toolName;
+  scratch.schemaHash = schemaHash;
+  return checkTimeAndHash(at, 0, at.length, line, offset, knownHashes, scratch);
+}
+
+/**
+ * The last two checks of a dispatch whose fields are all present and typed: `at` (the text
+ * `source[start, end)`) is a date-time, and the schema hash in `scratch` is a well-formed pin.
+ * Sets `scratch.atMs` and `scratch.canonicalAt`, and `scratch.at` when `at` is not canonical.
+ */
+function checkTimeAndHash(source: string, start: number, end: number, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch): ParsedLine | undefined {
+  let atMs = parseCanonicalTimeAt(source, start, end);
   scratch.canonicalAt = !Number.isNaN(atMs);
-  if (!scratch.canonicalAt) atMs = Date.parse(at);
+  if (!scratch.canonicalAt) {
+    const at = start === 0 && end === source.length ? source : source.slice(start, end);
+    scratch.at = at;
+    atMs = Date.parse(at);
+  }
   if (Number.isNaN(atMs)) return lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "at" is not a date-time (ISO 8601)`, 'at');
-  const record = data as Record<string, unknown>;
-  const schemaHash = record.schemaHash as string;
+  const schemaHash = scratch.schemaHash;
   if (!knownHashes?.has(schemaHash)) {
     const parsed = parsePin(schemaHash, 'fnv1a64');
     if (!isParsedPin(parsed)) return lineProblem(line, offset, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
     if (knownHashes && knownHashes.size < MAX_INTERNED) knownHashes.add(schemaHash);
   }
-  scratch.record = event;
-  scratch.data = record;
   scratch.atMs = atMs;
   return undefined;
 }
 
 const BLANK: ParsedLine = { kind: 'blank' };
+
 
 function digitAt(text: string, index: number): number {
   const value = text.charCodeAt(index) - 48;
@@ -253,18 +298,37 @@ function digitAt(text: string, index: number): number {
  * are left to `Date.parse`. When it is not NaN, `new Date(result).toISOString()` is exactly `text`.
  */
 function parseCanonicalTime(text: string): number {
-  if (text.length !== 24 || text.charCodeAt(23) !== 90 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84) return NaN;
-  if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46) return NaN;
-  const year = digitAt(text, 0) * 1000 + digitAt(text, 1) * 100 + digitAt(text, 2) * 10 + digitAt(text, 3);
-  const month = digitAt(text, 5) * 10 + digitAt(text, 6);
-  const day = digitAt(text, 8) * 10 + digitAt(text, 9);
-  const hour = digitAt(text, 11) * 10 + digitAt(text, 12);
-  const minute = digitAt(text, 14) * 10 + digitAt(text, 15);
-  const second = digitAt(text, 17) * 10 + digitAt(text, 18);
-  const millisecond = digitAt(text, 20) * 100 + digitAt(text, 21) * 10 + digitAt(text, 22);
+  return parseCanonicalTimeAt(text, 0, text.length);
+}
+
+/** {@link parseCanonicalTime} of `text[start, end)`, read in place. */
+function parseCanonicalTimeAt(text: string, start: number, end: number): number {
+  if (end - start !== 24 || text.charCodeAt(start + 23) !== 90 || text.charCodeAt(start + 4) !== 45 || text.charCodeAt(start + 7) !== 45 || text.charCodeAt(start + 10) !== 84) return NaN;
+  if (text.charCodeAt(start + 13) !== 58 || text.charCodeAt(start + 16) !== 58 || text.charCodeAt(start + 19) !== 46) return NaN;
+  const year = digitAt(text, start) * 1000 + digitAt(text, start + 1) * 100 + digitAt(text, start + 2) * 10 + digitAt(text, start + 3);
+  const month = digitAt(text, start + 5) * 10 + digitAt(text, start + 6);
+  const day = digitAt(text, start + 8) * 10 + digitAt(text, start + 9);
+  const hour = digitAt(text, start + 11) * 10 + digitAt(text, start + 12);
+  const minute = digitAt(text, start + 14) * 10 + digitAt(text, start + 15);
+  const second = digitAt(text, start + 17) * 10 + digitAt(text, start + 18);
+  const millisecond = digitAt(text, start + 20) * 100 + digitAt(text, start + 21) * 10 + digitAt(text, start + 22);
   // NaN fails every comparison, so a non-digit anywhere lands here too.
   if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour <= 23 && minute <= 59 && second <= 59 && millisecond >= 0)) return NaN;
-  return Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
+}
+
+/**
+ * Days from 1970-01-01 to the given proleptic Gregorian date (month 1–12), for years ≥ 1: the
+ * arithmetic Date.UTC does, without the call (H. Hinnant's days_from_civil). `parseTime` is
+ * compared with `Date.parse` by a unit test on random dates.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /** `Date.parse`, about 3× faster on the canonical form runtimes write (same result always). */
@@ -328,6 +392,34 @@ export interface SeenAt {
 }
 
 /**
+ * Execution ids of at most this many characters, all of them Latin-1 (U+0000–U+00FF, which covers
+ * ULIDs, UUIDs and every ASCII id), are kept as bytes in their log's {@link IdPool}; others as
+ * strings. Why: a ring slot keeps its id for thousands of events, long enough for the string to be
+ * promoted to V8's old generation and then dropped there when the slot is reused. Over a million
+ * events that garbage grew the young generation to its maximum and the heap by tens of MiB; bytes
+ * written in place into one array leave no garbage.
+ */
+const ID_CELL = 64;
+/** The 256 Latin-1 characters, by code. */
+const LATIN1: readonly string[] = Array.from({ length: 256 }, (_, code) => String.fromCharCode(code));
+
+/** Fixed cells of {@link ID_CELL} bytes, one per slot of a log; grows by doubling, never shrinks. */
+class IdPool {
+  bytes = new Uint8Array(ID_CELL * 64);
+  private cells = 0;
+
+  /** The byte offset of a new cell. */
+  allocate(): number {
+    if ((this.cells + 1) * ID_CELL > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    return this.cells++ * ID_CELL;
+  }
+}
+
+/**
  * One execution as the model keeps it: mutable and reused (a ring slot is overwritten in place), so
  * that folding a million events allocates nothing that outlives its line except the strings kept.
  */
@@ -336,17 +428,52 @@ class Slot {
   atMs = 0;
   /** Null when `at` was canonical (`new Date(atMs).toISOString()` gives it back). */
   at: string | null = null;
-  executionId = '';
+  /** The execution id's length when its bytes are in the pool at `cell`; -1 when it is `idText`. */
+  idLength = -1;
+  idText = '';
   blueprint: string | null = null;
   stepId: string | null = null;
   line = 0;
   offset = 0;
 
+  constructor(readonly pool: IdPool, readonly cell: number) {}
+
+  setExecutionId(id: string): void {
+    const length = id.length;
+    if (length <= ID_CELL) {
+      const bytes = this.pool.bytes;
+      const cell = this.cell;
+      let index = 0;
+      for (; index < length; index++) {
+        const code = id.charCodeAt(index);
+        if (code > 0xff) break;
+        bytes[cell + index] = code;
+      }
+      if (index === length) {
+        this.idLength = length;
+        this.idText = '';
+        return;
+      }
+    }
+    this.idLength = -1;
+    this.idText = id;
+  }
+
+  executionId(): string {
+    if (this.idLength < 0) return this.idText;
+    const bytes = this.pool.bytes;
+    let text = '';
+    for (let index = this.cell, end = this.cell + this.idLength; index < end; index++) text += LATIN1[bytes[index]!]!;
+    return text;
+  }
+
   copyFrom(other: Slot): void {
     this.seq = other.seq;
     this.atMs = other.atMs;
     this.at = other.at;
-    this.executionId = other.executionId;
+    this.idLength = other.idLength;
+    this.idText = other.idText;
+    if (other.idLength > 0) this.pool.bytes.copyWithin(this.cell, other.cell, other.cell + other.idLength);
     this.blueprint = other.blueprint;
     this.stepId = other.stepId;
     this.line = other.line;
@@ -360,7 +487,7 @@ class Slot {
       seq: this.seq,
       at: this.at ?? new Date(this.atMs).toISOString(),
       atMs: this.atMs,
-      executionId: this.executionId,
+      executionId: this.executionId(),
       blueprint: this.blueprint,
       stepId: this.stepId,
       server: key.server,
@@ -378,6 +505,13 @@ function laterSlot(a: Slot, b: Slot): boolean {
 
 interface KeyEntry {
   count: number;
+  /**
+   * The first and last execution by time: a ring slot while it is in the ring (no copy per event;
+   * events mostly come in time order, so the newest slot is usually the last), copied into the
+   * entry's own `first` / `last` slot just before the ring reuses it.
+   */
+  firstRef: Slot;
+  lastRef: Slot;
   readonly first: Slot;
   readonly last: Slot;
   /** A ring of the most recent executions in append order; `next` is the oldest once full. */
@@ -408,6 +542,7 @@ export interface LogStats extends LogCounters {
 /** One log's contribution: kept apart so a truncated or rotated log can be dropped and re-read. */
 class LogFold {
   readonly entries = new Map<string, Map<string, Map<string, KeyEntry>>>();
+  readonly ids = new IdPool();
   readonly counters: LogCounters = { lines: 0, blank: 0, dispatched: 0, skipped: 0, malformed: 0, torn: 0 };
   readonly problems: LineProblem[] = [];
   torn: LineProblem | undefined;
@@ -542,42 +677,51 @@ export class HistoryModel {
       return;
     }
     fold.counters.dispatched++;
-    const event = scratch.record;
-    const data = scratch.data;
-    const server = data.server as string;
-    const tool = data.toolName as string;
-    const hash = data.schemaHash as string;
+    const server = scratch.server;
+    const tool = scratch.toolName;
+    const hash = scratch.schemaHash;
     let tools = fold.entries.get(server);
     if (!tools) fold.entries.set(server, (tools = new Map()));
     let hashes = tools.get(tool);
     if (!hashes) tools.set(tool, (hashes = new Map()));
     let entry = hashes.get(hash);
     let slot: Slot;
+    const ids = fold.ids;
     if (!entry) {
-      slot = new Slot();
-      entry = { count: 0, first: new Slot(), last: new Slot(), recent: [slot], next: 0 };
+      slot = new Slot(ids, ids.allocate());
+      const first = new Slot(ids, ids.allocate());
+      const last = new Slot(ids, ids.allocate());
+      entry = { count: 0, firstRef: first, lastRef: last, first, last, recent: [slot], next: 0 };
       hashes.set(hash, entry);
     } else if (entry.recent.length < this.recentLimit) {
-      slot = new Slot();
+      slot = new Slot(ids, ids.allocate());
       entry.recent.push(slot);
     } else {
       slot = entry.recent[entry.next]!;
       entry.next = (entry.next + 1) % this.recentLimit;
+      if (slot === entry.firstRef) {
+        entry.first.copyFrom(slot);
+        entry.firstRef = entry.first;
+      }
+      if (slot === entry.lastRef) {
+        entry.last.copyFrom(slot);
+        entry.lastRef = entry.last;
+      }
     }
-    slot.seq = event.seq as number;
+    slot.seq = scratch.seq;
     slot.atMs = scratch.atMs;
-    slot.at = scratch.canonicalAt ? null : (event.at as string);
-    slot.executionId = event.executionId as string;
-    slot.blueprint = this.intern(event.blueprint as string | undefined);
-    slot.stepId = this.intern(event.stepId as string | undefined);
+    slot.at = scratch.canonicalAt ? null : scratch.at;
+    slot.setExecutionId(scratch.executionId);
+    slot.blueprint = this.intern(scratch.blueprint);
+    slot.stepId = this.intern(scratch.stepId);
     slot.line = line;
     slot.offset = offset;
     if (entry.count === 0) {
-      entry.first.copyFrom(slot);
-      entry.last.copyFrom(slot);
+      entry.firstRef = slot;
+      entry.lastRef = slot;
     } else {
-      if (laterSlot(entry.first, slot)) entry.first.copyFrom(slot);
-      if (laterSlot(slot, entry.last)) entry.last.copyFrom(slot);
+      if (laterSlot(entry.firstRef, slot)) entry.firstRef = slot;
+      if (laterSlot(slot, entry.lastRef)) entry.lastRef = slot;
     }
     entry.count++;
   }
@@ -629,8 +773,8 @@ export class HistoryModel {
     const recent: Execution[] = [];
     for (const { log, entry } of parts) {
       count += entry.count;
-      const entryFirst = entry.first.toExecution(log, key);
-      const entryLast = entry.last.toExecution(log, key);
+      const entryFirst = entry.firstRef.toExecution(log, key);
+      const entryLast = entry.lastRef.toExecution(log, key);
       if (!first || newestFirst(entryFirst, first) > 0) first = entryFirst;
       if (!last || newestFirst(entryLast, last) < 0) last = entryLast;
       for (const slot of entry.recent) recent.push(slot.toExecution(log, key));

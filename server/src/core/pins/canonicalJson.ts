@@ -52,9 +52,13 @@ function serializeString(value: string, path: string): string {
   return JSON.stringify(value);
 }
 
-function isPlainObject(value: object): boolean {
-  const prototype = Object.getPrototypeOf(value);
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
+}
+
+function constructorName(value: object): string {
+  return 'constructor' in value && typeof value.constructor === 'function' ? value.constructor.name : 'unknown';
 }
 
 // Thrown inside the fast path when a value needs the careful path (to produce a precise error, or
@@ -63,19 +67,80 @@ const NEEDS_CAREFUL_PATH = Symbol('needs careful path');
 // Characters that JSON.stringify escapes, and surrogates (which may be lone).
 // eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
 const NEEDS_ESCAPING_OR_CHECK = /[\u0000-\u001f"\\\ud800-\udfff]/;
+const SURROGATE = /[\ud800-\udfff]/;
 // Deeper values go to the careful path, which tracks ancestors and so reports cycles.
 const FAST_PATH_MAX_DEPTH = 64;
 
 function fastString(value: string): string {
   if (!NEEDS_ESCAPING_OR_CHECK.test(value)) return `"${value}"`;
-  if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) throw NEEDS_CAREFUL_PATH;
+  // Only strings that hold a surrogate pay for the lookbehind test.
+  if (SURROGATE.test(value) && LONE_SURROGATE.test(value)) throw NEEDS_CAREFUL_PATH;
   return JSON.stringify(value);
+}
+
+/**
+ * Member names recur across schemas ("type", "description", "properties"…), so the fast path keeps
+ * each short one's serialized form with its colon (`"type":`). Bounded: past the bound, or for a
+ * long name, the name is serialized on the spot (the same text). A name that needs the careful
+ * path is never stored.
+ */
+const KEY_CACHE_LIMIT = 4096;
+const KEY_CACHE_MAX_LENGTH = 64;
+const keyTexts = new Map<string, string>();
+
+function fastKey(key: string): string {
+  const known = keyTexts.get(key);
+  if (known !== undefined) return known;
+  const text = `${fastString(key)}:`;
+  if (key.length <= KEY_CACHE_MAX_LENGTH && keyTexts.size < KEY_CACHE_LIMIT) keyTexts.set(key, text);
+  return text;
+}
+
+/**
+ * Short string values recur too ("string", "object", "integer"…): their serialized forms are kept
+ * the same way (bounded; never one that needs the careful path). A lookup costs less than the
+ * escaping test.
+ */
+const VALUE_CACHE_MAX_LENGTH = 16;
+const valueTexts = new Map<string, string>();
+
+function fastValueString(value: string): string {
+  if (value.length > VALUE_CACHE_MAX_LENGTH) return fastString(value);
+  const known = valueTexts.get(value);
+  if (known !== undefined) return known;
+  const text = fastString(value);
+  if (valueTexts.size < KEY_CACHE_LIMIT) valueTexts.set(value, text);
+  return text;
+}
+
+/** Above this many members an object's names are sorted by `Array.prototype.sort`, below by insertion. */
+const INSERTION_SORT_MAX = 16;
+
+/**
+ * Sorts member names in place by UTF-16 code units (`<` on strings compares code units, as the
+ * default `sort()` does), for the few names of a typical schema object: an insertion sort, which
+ * costs one comparison per name when they are already in order.
+ */
+function sortKeys(keys: string[]): string[] {
+  const count = keys.length;
+  if (count > INSERTION_SORT_MAX) return keys.sort();
+  for (let index = 1; index < count; index++) {
+    const key = keys[index]!;
+    if (keys[index - 1]! < key) continue;
+    let at = index - 1;
+    while (at >= 0 && keys[at]! > key) {
+      keys[at + 1] = keys[at]!;
+      at--;
+    }
+    keys[at + 1] = key;
+  }
+  return keys;
 }
 
 function fastCanonical(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':
-      return fastString(value);
+      return fastValueString(value);
     case 'number':
       if (!Number.isFinite(value)) throw NEEDS_CAREFUL_PATH;
       return String(value);
@@ -98,13 +163,12 @@ function fastCanonical(value: unknown, depth: number): string {
     return `${out}]`;
   }
   if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) throw NEEDS_CAREFUL_PATH;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  const keys = sortKeys(Object.keys(value));
   let out = '{';
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
     if (index > 0) out += ',';
-    out += `${fastString(key)}:${fastCanonical(record[key], depth + 1)}`;
+    out += fastKey(key) + fastCanonical(value[key], depth + 1);
   }
   return `${out}}`;
 }
@@ -161,7 +225,7 @@ export function carefulCanonicalJson(value: unknown): string {
       parts.push('null');
       return;
     }
-    const object = current as object;
+    const object = current;
     if (ancestors.has(object)) {
       throw new CanonicalJsonError('cycle', path, 'a cyclic reference');
     }
@@ -178,13 +242,12 @@ export function carefulCanonicalJson(value: unknown): string {
       parts.push(']');
     } else {
       if (!isPlainObject(object)) {
-        const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
-        throw new CanonicalJsonError('non-plain-object', path, `a non-plain object (${name})`);
+        throw new CanonicalJsonError('non-plain-object', path, `a non-plain object (${constructorName(object)})`);
       }
       if (Object.getOwnPropertySymbols(object).length > 0) {
         throw new CanonicalJsonError('symbol', path, 'an object with symbol keys');
       }
-      const record = object as Record<string, unknown>;
+      const record = object;
       // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3's order.
       const keys = Object.keys(record).sort();
       parts.push('{');

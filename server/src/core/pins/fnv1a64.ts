@@ -1,10 +1,16 @@
 /**
- * FNV-1a 64-bit over the UTF-8 bytes of a string, computed without BigInt.
+ * FNV-1a 64-bit over the UTF-8 bytes of a string.
+ *
+ * {@link fnv1a64Hex} and {@link fnv1a64HexOfBytes} run in WebAssembly (core/pins/fnv1a64.wasm.ts:
+ * one i64 multiply per byte), compiled on first use. Where WebAssembly is unavailable they fall
+ * back to the pure-JavaScript versions below, {@link fnv1a64HexJs} and {@link fnv1a64HexOfBytesJs},
+ * which give the same result for every input (a property test holds the three, with a BigInt
+ * reference, together).
  *
  * offset basis 0xcbf29ce484222325, prime 0x100000001b3 = 2^40 + 0x1b3; for each byte,
  * hash ^= byte, then hash *= prime (mod 2^64).
  *
- * The 64-bit hash is kept as four 16-bit words h0 (lowest) … h3, so every intermediate product
+ * In JavaScript, the 64-bit hash is kept as four 16-bit words h0 (lowest) … h3, so every intermediate product
  * fits in a small integer and V8 never leaves integer arithmetic. Multiplying by the prime is
  * hash·0x1b3 + (hash << 40); the shift by 40 bits adds h0 << 8 to word 2 and h1 << 8 to word 3
  * (the rest overflows past 64 bits). Carries then ripple upwards word by word.
@@ -12,14 +18,44 @@
  * The BigInt reference implementation lives only in the tests and the benchmark.
  */
 
+import { loadWasmFnv, type WasmFnv } from './fnv1a64.wasm';
+
 const HEX = '0123456789abcdef';
+
+/** The WebAssembly version; undefined until first use, null where it cannot be loaded. */
+let wasm: WasmFnv | null | undefined;
+
+function wasmFnv(): WasmFnv | null {
+  if (wasm === undefined) wasm = loadWasmFnv(Reflect.get(globalThis, 'WebAssembly')) ?? null;
+  return wasm;
+}
+
+/** Which implementation {@link fnv1a64Hex} and {@link fnv1a64HexOfBytes} use here (for tests and benchmarks). */
+export function fnv1a64Backend(): 'wasm' | 'js' {
+  return wasmFnv() ? 'wasm' : 'js';
+}
+
+/** FNV-1a 64 of the given bytes, as 16 lowercase hex digits. */
+export function fnv1a64HexOfBytes(bytes: Uint8Array): string {
+  const fast = wasm ?? wasmFnv();
+  return fast ? fast.hexOfBytes(bytes) : fnv1a64HexOfBytesJs(bytes);
+}
+
+/**
+ * FNV-1a 64 of the UTF-8 encoding of `text`, as 16 lowercase hex digits. Lone surrogates are
+ * encoded as U+FFFD, as TextEncoder does (canonical JSON never contains them).
+ */
+export function fnv1a64Hex(text: string): string {
+  const fast = wasm ?? wasmFnv();
+  return fast ? fast.hexOfString(text) : fnv1a64HexJs(text);
+}
 
 function word16ToHex(word: number): string {
   return HEX[(word >>> 12) & 15]! + HEX[(word >>> 8) & 15]! + HEX[(word >>> 4) & 15]! + HEX[word & 15]!;
 }
 
-/** FNV-1a 64 of the given bytes, as 16 lowercase hex digits. */
-export function fnv1a64HexOfBytes(bytes: Uint8Array): string {
+/** FNV-1a 64 of the given bytes in plain JavaScript (the fallback), as 16 lowercase hex digits. */
+export function fnv1a64HexOfBytesJs(bytes: Uint8Array): string {
   let h0 = 0x2325;
   let h1 = 0x8422;
   let h2 = 0x9ce4;
@@ -38,11 +74,11 @@ export function fnv1a64HexOfBytes(bytes: Uint8Array): string {
 }
 
 /**
- * FNV-1a 64 of the UTF-8 encoding of `text`, as 16 lowercase hex digits. The string is encoded
- * on the fly, code point by code point, so no intermediate buffer is allocated. Lone surrogates
+ * FNV-1a 64 of the UTF-8 encoding of `text` in plain JavaScript (the fallback), as 16 lowercase
+ * hex digits. The string is encoded on the fly, code point by code point, so no intermediate buffer is allocated. Lone surrogates
  * are encoded as U+FFFD, as TextEncoder does (canonical JSON never contains them).
  */
-export function fnv1a64Hex(text: string): string {
+export function fnv1a64HexJs(text: string): string {
   let h0 = 0x2325;
   let h1 = 0x8422;
   let h2 = 0x9ce4;

@@ -31,6 +31,7 @@ export interface PinnableTool {
 }
 
 const HEX_LENGTH: Record<PinAlgorithm, number> = { fnv1a64: 16, sha256: 64 };
+const LOWERCASE_HEX = /^[0-9a-f]*$/;
 
 /** The exact bytes (as a string) that a schema pin hashes. */
 export function schemaPinContent(inputSchema: unknown): string {
@@ -39,9 +40,11 @@ export function schemaPinContent(inputSchema: unknown): string {
 
 /** The exact bytes (as a string) that a tool pin hashes: name, description and inputSchema only. */
 export function toolPinContent(tool: PinnableTool): string {
-  const covered: Record<string, unknown> = { name: tool.name };
+  // Built in canonical member order (description, inputSchema, name), so no sorting is needed.
+  const covered: Record<string, unknown> = {};
   if (tool.description !== undefined) covered.description = tool.description;
   if (tool.inputSchema !== undefined) covered.inputSchema = tool.inputSchema;
+  covered.name = tool.name;
   return canonicalJson(covered);
 }
 
@@ -96,6 +99,8 @@ export function parsePin(text: string, expected: PinAlgorithm): ParsedPin | PinP
     hex = text;
     style = 'bare';
   }
+  // The usual case: exactly the right number of lowercase hex digits.
+  if (hex.length === length && LOWERCASE_HEX.test(hex)) return { algorithm: expected, hex, style };
   // Characters are counted in code points, and hex digits apart from the rest, so that the
   // message says exactly what is wrong: "fnv1a64:zz-not-a-hash" has 2 hex digits, not 13.
   const characters = [...hex];
@@ -116,7 +121,7 @@ export function parsePin(text: string, expected: PinAlgorithm): ParsedPin | PinP
 
 /** True when {@link parsePin} succeeded. */
 export function isParsedPin(result: ParsedPin | PinParseError): result is ParsedPin {
-  return (result as ParsedPin).hex !== undefined;
+  return 'hex' in result;
 }
 
 /** At most this many distinct offending characters are named in a message; the rest are counted. */
