@@ -3,6 +3,8 @@
 //   The one exception is node:crypto in core/pins/sha256.ts (a pure hash function).
 // - Only server/src/mcp may import the MCP SDK.
 // - The client imports nothing from the server but the typed protocol file.
+// - server/src/engine is the one orchestrator: it sees listings through its ListingSource
+//   interface and never imports the MCP layer, the CLI or the LSP features that sit above it.
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -29,6 +31,18 @@ export default tseslint.config(
     ignores: ['server/src/mcp/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [mcpSdk] }],
+    },
+  },
+  {
+    files: ['server/src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          mcpSdk,
+          { group: ['../mcp/*', '../cli/*', '../features/*', '../server', '../main'], message: 'The engine is below the MCP layer, the CLI and the server: take what you need as an interface (engine/listingSource.ts).' },
+          { group: ['vscode', 'vscode-*'], message: 'The engine knows nothing of editors or LSP; the features adapt it.' },
+        ],
+      }],
     },
   },
   {

@@ -394,7 +394,7 @@ async function ours(concurrency: number | undefined, label: string): Promise<Our
   const ended = now();
   const { ensure = started, disposeStart = ensure, disposeEnd = disposeStart } = marks;
   marks = undefined;
-  const { documents, registry, inventory, results } = verified;
+  const { documents, registry, listings: inventory, results } = verified;
 
   const analysisProblems = documents.flatMap((document) => document.problems);
   if (analysisProblems.length > 0) failures.push(`${label}: ${analysisProblems.length} analysis problem(s), e.g. ${analysisProblems[0]!.code} ${analysisProblems[0]!.message}`);

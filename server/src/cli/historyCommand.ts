@@ -36,8 +36,7 @@ import { stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BlueprintModel } from '../core/documents/blueprint';
-import type { ConnectorModel } from '../core/documents/connector';
-import { analyzeDocument, blueprintOf, connectorOf, documentKindOf } from '../core/documents/documents';
+import { blueprintOf } from '../core/documents/documents';
 import {
   type Execution,
   type HistoryKey,
@@ -54,9 +53,10 @@ import {
 } from '../core/history/history';
 import { isParsedPin, parsePin } from '../core/pins/pins';
 import type { ServerDefinition } from '../core/verify/registry';
-import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
+import { ensureListings, readDocuments, registryOfFolder } from '../engine/workspaceCheck';
 import { fileKind, findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
-import { createCliInventory, findDocuments } from './checkCommand';
+import { asError, errorCode } from '../engine/nodeFileSystem';
+import { createCliInventory } from './checkCommand';
 import { cliTrust } from './trust';
 import { type CliIo, readIfPresent } from './io';
 
@@ -117,7 +117,7 @@ async function statTarget(target: string): Promise<{ files: string[]; unreadable
     if (!info.isFile()) return { files: [], unreadable: `not a regular file (${fileKind(info)}); skipped` };
     return { files: [target] };
   } catch (error) {
-    return { files: [], unreadable: (error as NodeJS.ErrnoException).code ?? String(error) };
+    return { files: [], unreadable: errorCode(error) ?? String(error) };
   }
 }
 
@@ -156,26 +156,17 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
   }
 
   // 2. The pins: blueprints (schema pins) and connectors (servers) of the workspace.
-  const { files: documentFiles } = await findDocuments([workspaceFolder]);
-  const blueprints: Array<{ model: BlueprintModel; file: string }> = [];
-  const connectors: Array<{ path: string; model: ConnectorModel }> = [];
-  for (const file of documentFiles) {
-    const kind = documentKindOf(file);
-    if (!kind) continue;
-    let text: string;
-    try {
-      text = await io.readFile(file);
-    } catch (error) {
-      io.stderr(`toolpin history: cannot read ${display(io.cwd, file)}: ${(error as Error).message}\n`);
-      couldNotRead = true;
-      continue;
-    }
-    const analysis = analyzeDocument(kind, text, file);
-    const blueprint = blueprintOf(analysis);
-    const connector = connectorOf(analysis);
-    if (blueprint && (kind === 'blueprint' || blueprint.steps.length > 0)) blueprints.push({ model: blueprint, file: display(io.cwd, file) });
-    if (connector && (kind === 'connector' || connector.instances.length > 0)) connectors.push({ path: file, model: connector });
+  const { documents, issues } = await readDocuments([workspaceFolder], io);
+  for (const issue of issues) {
+    // Folders the finder could not search were never reported here; a document that cannot be read is.
+    if (issue.kind !== 'read-failed') continue;
+    io.stderr(`toolpin history: cannot read ${display(io.cwd, issue.path)}: ${issue.message}\n`);
+    couldNotRead = true;
   }
+  const blueprints: Array<{ model: BlueprintModel; file: string }> = documents.flatMap((document) => {
+    const blueprint = blueprintOf(document);
+    return blueprint && (document.kind === 'blueprint' || blueprint.steps.length > 0) ? [{ model: blueprint, file: display(io.cwd, document.path) }] : [];
+  });
   const pins = schemaPinsOf(blueprints);
 
   // 3. The live hashes of the servers the selected executions name.
@@ -207,12 +198,8 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
   if (args.offline) {
     for (const name of serverNames) live.set(name, { state: 'unavailable', reason: 'offline (--offline): no server was contacted' });
   } else if (serverNames.length > 0) {
-    const registry = await buildWorkspaceRegistry({
-      workspaceFolder,
-      connectors,
-      readFile: (file) => readIfPresent(io, file),
-      variables: { env, userHome: os.homedir() },
-    });
+    // The documents read are the whole folder's: no second walk for its connectors.
+    const registry = await registryOfFolder(workspaceFolder, documents, { readIfPresent: (file) => readIfPresent(io, file) }, { env, userHome: os.homedir() }, { scanFolder: false });
     const needed = new Map<string, ServerDefinition>();
     for (const name of serverNames) {
       const definition = registry.get(name);
@@ -229,7 +216,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
     const { decide } = await cliTrust(workspaceFolder, args.trust, env, io);
     const inventory = createCliInventory(args, env, decide);
     try {
-      await inventory.ensure([...needed.values()]);
+      await ensureListings(inventory, [...needed.values()]);
     } finally {
       await inventory.dispose();
     }
@@ -249,7 +236,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
       for await (const execution of logs.streamExecutions(key.summary)) executions.push(execution);
       all.set(keyId(key.summary), executions);
     } catch (error) {
-      io.stderr(`toolpin history: cannot re-read executions of ${key.summary.tool} at ${key.summary.schemaHash}: ${(error as Error).message}\n`);
+      io.stderr(`toolpin history: cannot re-read executions of ${key.summary.tool} at ${key.summary.schemaHash}: ${asError(error).message}\n`);
       couldNotRead = true;
     }
   }

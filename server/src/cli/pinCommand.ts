@@ -31,7 +31,7 @@ import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type Se
 import type { Problem } from '../core/problems';
 import { terminalSafe } from '../core/report/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
-import { verifyDocuments } from '../engine/verifyWorkspace';
+import { asError } from '../engine/nodeFileSystem';
 import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
 import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
 import { type CliIo, readIfPresent } from './io';
@@ -75,9 +75,11 @@ function parseAnyPin(pin: string): ParsedPin | undefined {
 /** The live tool's description and schema from a TP400's live content (canonical JSON). */
 function liveParts(repin: Repin): { description: string | undefined; inputSchema: unknown } {
   try {
-    const value = JSON.parse(repin.liveContent) as Record<string, unknown>;
+    const value: unknown = JSON.parse(repin.liveContent);
     if (repin.kind === 'schema') return { description: undefined, inputSchema: value };
-    return { description: typeof value.description === 'string' ? value.description : undefined, inputSchema: value.inputSchema };
+    if (typeof value !== 'object' || value === null) return { description: undefined, inputSchema: undefined };
+    const description = 'description' in value ? value.description : undefined;
+    return { description: typeof description === 'string' ? description : undefined, inputSchema: 'inputSchema' in value ? value.inputSchema : undefined };
   } catch {
     return { description: undefined, inputSchema: undefined };
   }
@@ -281,7 +283,7 @@ async function writeDocument(
       try {
         current = await readFile(document.path, 'utf8');
       } catch (error) {
-        io.stderr(`toolpin pin: ${document.display} could not be read again before writing (${(error as Error).message}); nothing written to it\n`);
+        io.stderr(`toolpin pin: ${document.display} could not be read again before writing (${asError(error).message}); nothing written to it\n`);
         outcome.notWritten += shownCount;
         return;
       }
@@ -290,7 +292,7 @@ async function writeDocument(
       if (current !== document.text) {
         const analysis = analyzeDocument(document.kind, current, document.path);
         target = { ...document, model: analysis.model, text: current, problems: analysis.problems };
-        const result = verifyDocuments([target], verified.registry, verified.inventory, Date.now()).get(target.path)!;
+        const result = verified.verifyAgain(target);
         const now = changesOf(target, result.problems, tool);
         const repins = now.repins.filter((repin) => shown.repins.some((was) => sameRepin(was, repin)));
         const removals = now.missing.filter((entry) => entry.kind === 'tool' && shown.removals.some((was) => sameMissing(was, entry)));
@@ -335,7 +337,7 @@ async function writeDocument(
       outcome.removed += removed;
     });
   } catch (error) {
-    const reason = error instanceof FileLockTimeout ? error.message : `${document.display} could not be written: ${(error as Error).message}`;
+    const reason = error instanceof FileLockTimeout ? error.message : `${document.display} could not be written: ${asError(error).message}`;
     io.stderr(`toolpin pin: ${reason}; nothing written to ${document.display}\n`);
     outcome.notWritten += shownCount;
   }

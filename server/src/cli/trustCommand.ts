@@ -15,7 +15,8 @@ import type { ServerRegistry } from '../core/verify/registry';
 import { serverAction } from '../core/trust';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { canonicalFolder, TrustStore, trustFilePath } from '../io/trustStore';
-import { checkWorkspaceFolder, findDocuments } from './checkCommand';
+import { findDocuments } from '../engine/nodeFileSystem';
+import { checkWorkspaceFolder } from './checkCommand';
 import { neutralize as neutralizeForTerminal } from './pinCommand';
 import { type CliIo, readIfPresent } from './io';
 

@@ -20,10 +20,9 @@ import { type ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { ServerListing, VerificationResult } from '../core/verify/verify';
 import type { ParsedPin } from '../core/pins/pins';
 import type { ListingSource } from './listingSource';
-import { applyPolicyToVerification } from '../core/verify/policy';
-import { pinnedToolsOf, PinStoreReader, pinsOf } from './pinStore';
+import { PinStoreReader } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
-import { type AnalyzedDocument, definitionsNeeded, verifyAnalyzed } from './verifyWorkspace';
+import { type AnalyzedDocument, definitionsNeeded, listingsFrom, NOT_LIVE, readFolderInputs, verifyDocument } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
 
 /** The file access the live workspace needs, injected (the language server gives Node's fs). */
@@ -56,7 +55,8 @@ interface DocumentState {
   analysis: DocumentAnalysis;
 }
 
-const NOT_LIVE: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'live verification is turned off (toolpin.verify.enable)' };
+/** A server whose first listing is still being fetched: no verdict, no problem. */
+const PENDING: ServerListing = { status: 'pending' };
 
 export class LiveWorkspace {
   private folders: string[] = [];
@@ -284,24 +284,22 @@ export class LiveWorkspace {
     const folder = this.folderOf(file);
     const registry = await this.registry(folder);
     if (!state) return { verdicts: [], problems: [], registry };
-    const pinnedContent = await this.store.lookup(folder, pinsOf(state.analysis));
-    const fullDefinition = await this.store.lookupFull(folder, pinnedToolsOf(state.analysis));
-    const live = this.options.liveEnabled();
     const document: AnalyzedDocument = { path: file, ...state.analysis };
+    const inputs = await readFolderInputs(this.store, this.policies, folder, [document]);
+    // Asked for only now, right before verifying: a listing that arrives (or fails) while the
+    // store is read would otherwise be used by this very check instead of announced by onDidChange.
+    const live = this.options.liveEnabled();
     if (live) this.request(definitionsNeeded([document], registry));
-    const context = {
+    const source = this.options.inventory();
+    const result = verifyDocument(document, {
       registry,
-      pinnedContent,
-      fullDefinition,
+      listingFor: live ? listingsFrom(source, PENDING) : () => NOT_LIVE,
       now: this.options.now(),
-      listingFor: (definition: ServerDefinition): ServerListing => {
-        if (!live) return NOT_LIVE;
-        return this.options.inventory().listing(definition) ?? { status: 'pending' };
-      },
-    };
-    const result = verifyAnalyzed(document, registry, context);
-    const { policy } = await this.policies.read(folder);
-    return { ...applyPolicyToVerification(result, policy, context.now), registry };
+      pinnedContent: inputs.pinnedContent,
+      fullDefinition: inputs.fullDefinition,
+      policy: inputs.policy.policy,
+    });
+    return { ...result, registry };
   }
 
   /** The policy of a file's workspace folder (`.toolpin/policy.jsonc`), and its own problems. */

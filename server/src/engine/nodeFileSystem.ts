@@ -1,9 +1,9 @@
 /**
- * Node's file system for the live workspace: reads files and finds Toolpin documents under a
- * folder with the one file finder (server/src/io/fileFinder.ts): its skipped folders, and the
- * workspace's `.gitignore` files honoured, as `toolpin check` does.
+ * Node's file system for the engine: reads files and finds Toolpin documents with the one file
+ * finder (server/src/io/fileFinder.ts): its skipped folders, and the workspace's `.gitignore`
+ * files honoured, alike for the language server and `toolpin check`.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
 import type { WorkspaceFileSystem } from './liveWorkspace';
 
@@ -24,3 +24,53 @@ export const nodeFileSystem: WorkspaceFileSystem = {
   },
   findDocuments: (folder, limit) => findFiles(folder, { match: isDocumentName, accept: acceptDocument, gitignore: true, limit }),
 };
+
+/** The `code` of a Node system error (`ENOENT`, `EACCES`, …), when the error carries one. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** A thrown value as an Error, for messages. */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** A path that could not be searched, and why (a system error code or message). */
+export interface UnreadablePath {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/**
+ * Finds Toolpin documents under the given paths, in a stable (sorted) order, with the one file
+ * finder (its skipped folders; `.gitignore` honoured). A path given explicitly is taken as it is:
+ * a file is checked whatever its name (and reported if it is not a Toolpin document), a folder is
+ * searched even when its name is one the finder skips below it.
+ */
+export async function findDocuments(paths: readonly string[]): Promise<{ files: string[]; unreadable: UnreadablePath[] }> {
+  const files = new Set<string>();
+  const unreadable: UnreadablePath[] = [];
+  for (const target of paths) {
+    let info;
+    try {
+      info = await stat(target);
+    } catch (error) {
+      const code = errorCode(error);
+      unreadable.push({ path: target, reason: code === 'ENOENT' ? 'ENOENT (no such file or folder)' : (code ?? String(error)) });
+      continue;
+    }
+    if (!info.isDirectory()) {
+      files.add(target);
+      continue;
+    }
+    const found = await findFiles(target, {
+      match: isDocumentName,
+      accept: acceptDocument,
+      gitignore: true,
+      onUnreadable: (folder, reason) => unreadable.push({ path: folder, reason }),
+    });
+    for (const file of found) files.add(file);
+  }
+  return { files: [...files].sort(), unreadable };
+}

@@ -1,13 +1,17 @@
 /**
- * The verification engine shared by `toolpin check` and the language server: analyzed documents
- * and a registry in, the listings they need fetched through the inventory, verdicts and problems
- * out per document.
+ * The per-document verification step shared by `toolpin check` (engine/workspaceCheck.ts) and the
+ * language server (engine/liveWorkspace.ts): what a document needs listed, the inputs verification
+ * takes besides the listings (the pin store's entries and the folder's policy), and one document's
+ * verdicts and problems with the policy applied. Both callers assemble these inputs here, so the
+ * editor and the CLI cannot drift apart in how they verify.
  */
 import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents/documents';
 import { applyPolicyToVerification, type Policy } from '../core/verify/policy';
 import type { ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify/verify';
 import type { ListingSource } from './listingSource';
+import { pinnedToolsOf, type PinStoreReader, pinsOf } from './pinStore';
+import type { PolicyFile, PolicyReader } from './policyFile';
 
 export type AnalyzedDocument = DocumentModel & { readonly path: string };
 
@@ -51,37 +55,64 @@ export function definitionsNeeded(documents: readonly AnalyzedDocument[], regist
   return [...needed];
 }
 
-const NOT_LISTED: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'the server has not been listed yet' };
+/** What a server without a listing looks like to the CLI, which has fetched everything it needs. */
+export const NOT_LISTED: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'the server has not been listed yet' };
 
 /** What a server that was deliberately not contacted looks like (`toolpin check --offline`). */
 export const OFFLINE: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'offline (--offline): no server was contacted' };
 
-/**
- * Verifies documents against whatever listings the inventory holds now (no fetching). A server
- * without a listing gets `fallback`.
- */
-export function verifyDocuments(
-  documents: readonly AnalyzedDocument[],
-  registry: ServerRegistry,
-  inventory: ListingSource,
-  now: number,
-  fallback: ServerListing = NOT_LISTED,
-  pinnedContent?: VerificationContext['pinnedContent'],
-  extras: { readonly policy?: Policy; readonly fullDefinition?: VerificationContext['fullDefinition'] } = {},
-): Map<string, VerificationResult> {
-  const { policy, fullDefinition } = extras;
+/** What a server looks like when live verification is turned off in the editor. */
+export const NOT_LIVE: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'live verification is turned off (toolpin.verify.enable)' };
+
+/** The listing verification sees for a definition: what the source holds now, else `absent`. */
+export function listingsFrom(source: ListingSource, absent: ServerListing): (definition: ServerDefinition) => ServerListing {
+  return (definition) => source.listing(definition) ?? absent;
+}
+
+/** Everything one document's verification takes besides the document itself. */
+export interface DocumentVerificationInputs {
+  readonly registry: ServerRegistry;
+  readonly listingFor: (definition: ServerDefinition) => ServerListing;
+  readonly now: number;
+  readonly pinnedContent?: VerificationContext['pinnedContent'];
+  readonly fullDefinition?: VerificationContext['fullDefinition'];
+  /** The folder's policy; it changes only how findings are presented (core/verify/policy.ts). */
+  readonly policy?: Policy;
+}
+
+/** Verifies one document and applies the folder's policy: the one verification step of the engine. */
+export function verifyDocument(document: AnalyzedDocument, inputs: DocumentVerificationInputs): VerificationResult {
   const context: VerificationContext = {
-    registry,
-    now,
-    listingFor: (definition: ServerDefinition) => inventory.listing(definition) ?? fallback,
-    ...(pinnedContent ? { pinnedContent } : {}),
-    ...(fullDefinition ? { fullDefinition } : {}),
+    registry: inputs.registry,
+    now: inputs.now,
+    listingFor: inputs.listingFor,
+    ...(inputs.pinnedContent ? { pinnedContent: inputs.pinnedContent } : {}),
+    ...(inputs.fullDefinition ? { fullDefinition: inputs.fullDefinition } : {}),
   };
-  const results = new Map<string, VerificationResult>();
-  for (const document of documents) {
-    const result = verifyAnalyzed(document, registry, context);
-    // The policy changes only how findings are presented (core/verify/policy.ts), the same way as in the editor.
-    results.set(document.path, policy ? applyPolicyToVerification(result, policy, now) : result);
-  }
-  return results;
+  const result = verifyAnalyzed(document, inputs.registry, context);
+  return inputs.policy ? applyPolicyToVerification(result, inputs.policy, inputs.now) : result;
+}
+
+/** The pin store's entries for a folder's documents and the folder's policy file. */
+export interface FolderInputs {
+  readonly pinnedContent: NonNullable<VerificationContext['pinnedContent']>;
+  readonly fullDefinition: NonNullable<VerificationContext['fullDefinition']>;
+  readonly policy: PolicyFile;
+}
+
+/** Reads what verification of `documents` in `folder` takes from the folder's `.toolpin/`. */
+export async function readFolderInputs(store: PinStoreReader, policies: PolicyReader, folder: string, documents: readonly DocumentModel[]): Promise<FolderInputs> {
+  const pinnedContent = await store.lookup(folder, documents.flatMap((document) => pinsOf(document)));
+  const policy = await policies.read(folder);
+  const fullDefinition = await store.lookupFull(folder, documents.flatMap((document) => pinnedToolsOf(document)));
+  return { pinnedContent, fullDefinition, policy };
+}
+
+/**
+ * Verifies documents against whatever listings the source holds now (no fetching). A server
+ * without a listing gets `fallback`. (The benchmarks call this; the engine calls `verifyDocument`.)
+ */
+export function verifyDocuments(documents: readonly AnalyzedDocument[], registry: ServerRegistry, source: ListingSource, now: number, fallback: ServerListing = NOT_LISTED): Map<string, VerificationResult> {
+  const inputs: DocumentVerificationInputs = { registry, now, listingFor: listingsFrom(source, fallback) };
+  return new Map(documents.map((document) => [document.path, verifyDocument(document, inputs)]));
 }

@@ -1,0 +1,212 @@
+/**
+ * The one-shot check of a workspace, as `toolpin check`, `pin` and `history` run it: find the
+ * documents under the given paths, analyze them, build the workspace folder's registry, decide
+ * which servers they need, have a listing source list those, and verify every document with the
+ * pin store and the folder's policy (engine/verifyWorkspace.ts, the same step the editor uses).
+ *
+ * It knows nothing of the command line: what it could not read is returned as `issues` (in the
+ * order found) for the caller to word, and the listing source is the caller's (the CLI gives the
+ * MCP inventory). Its contract:
+ * - the registry is the workspace folder's, whatever part of it is checked: a blueprint checked
+ *   alone still names the servers its folder's connector files and modules declare (as in the
+ *   editor);
+ * - the listing source is made once the needed definitions are known, asked for all of them at
+ *   once, and disposed before `checkWorkspace` returns, so no server process outlives the check;
+ *   its listings stay readable afterwards;
+ * - offline, no definition is needed and every pin is "cannot verify (offline)".
+ */
+import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents/documents';
+import type { ConnectorModel } from '../core/documents/connector';
+import type { ParsedPin } from '../core/pins/pins';
+import type { Problem } from '../core/problems';
+import type { ServerDefinition, ServerRegistry, VariableContext } from '../core/verify/registry';
+import type { VerificationResult } from '../core/verify/verify';
+import type { ListingSource } from './listingSource';
+import { asError, findDocuments, type UnreadablePath } from './nodeFileSystem';
+import { PinStoreReader } from './pinStore';
+import { type PolicyFile, PolicyReader } from './policyFile';
+import { type AnalyzedDocument, definitionsNeeded, listingsFrom, NOT_LISTED, OFFLINE, readFolderInputs, verifyDocument } from './verifyWorkspace';
+import { buildWorkspaceRegistry } from './workspaceRegistry';
+
+/** A document as the check read it: the analysis and its text. */
+export type CheckedDocument = AnalyzedDocument & { readonly text: string; readonly problems: readonly Problem[] };
+
+/** Something the check could not read, in the order found; any of them makes a run "could not read". */
+export type CheckIssue =
+  /** A given path, or a folder below it, that could not be searched. */
+  | ({ readonly kind: 'unreadable' } & UnreadablePath)
+  /** The given paths hold no document at all (nothing verified is not a pass). */
+  | { readonly kind: 'nothing-found' }
+  /** A file given explicitly that is not a Toolpin document. */
+  | { readonly kind: 'not-a-document'; readonly path: string }
+  /** A document that could not be read. */
+  | { readonly kind: 'read-failed'; readonly path: string; readonly message: string };
+
+/** The file access of a check, injected (the CLI's I/O scrubs secrets from what it writes). */
+export interface CheckFileAccess {
+  /** Reads a document; rejects when it cannot. */
+  readFile(file: string): Promise<string>;
+  /** Reads an optional file (mcp.json, store entries, the policy): undefined when absent or unreadable. */
+  readIfPresent(file: string): Promise<string | undefined>;
+  /** The file names in a folder, or undefined when it does not exist. */
+  listFolder(folder: string): Promise<string[] | undefined>;
+}
+
+/** Called once the needed servers are known; `settled` after each of them is listed (or failed). */
+export interface ListingProgress {
+  settled(): void;
+  finish(): void;
+}
+
+export interface WorkspaceCheckOptions<Source extends ListingSource = ListingSource> {
+  /** Absolute paths of the files and folders to check. */
+  readonly roots: readonly string[];
+  /** The folder stdio servers start in and mcp.json files are read from. */
+  readonly workspaceFolder: string;
+  readonly files: CheckFileAccess;
+  readonly variables: Omit<VariableContext, 'workspaceFolder'>;
+  /** Contact no server. */
+  readonly offline: boolean;
+  /** Hears what could not be read as soon as the documents are read, before the listing source is made. */
+  readonly onIssues?: (issues: readonly CheckIssue[]) => void;
+  /** Makes the listing source, once it is known which definitions it must list. */
+  readonly listingSource: (needed: readonly ServerDefinition[]) => Promise<Source>;
+  /** Progress of the listing, for a terminal; called only when something is to be listed. */
+  readonly progress?: (total: number) => ListingProgress;
+  readonly now: () => number;
+}
+
+export interface WorkspaceCheck<Source extends ListingSource = ListingSource> {
+  readonly workspaceFolder: string;
+  readonly documents: readonly CheckedDocument[];
+  readonly issues: readonly CheckIssue[];
+  readonly registry: ServerRegistry;
+  /** The (disposed) listing source, whose listings the report shows. */
+  readonly listings: Source;
+  readonly results: ReadonlyMap<string, VerificationResult>;
+  /** The workspace folder's policy (`.toolpin/policy.jsonc`), applied to `results`. */
+  readonly policy: PolicyFile;
+  /** The pin store's content of the documents' pins (`.toolpin/store`), for diffs. */
+  readonly pinnedContent: (pin: ParsedPin) => string | undefined;
+  /**
+   * Verifies a document again (its text changed since it was read) with the listings already
+   * fetched; without the store or the policy, as only its drift and missing pins are asked for.
+   */
+  verifyAgain(document: AnalyzedDocument): VerificationResult;
+}
+
+/**
+ * Reads and analyzes the documents under `roots`. Files are read with bounded parallelism, then
+ * analyzed in a stable (sorted) order.
+ */
+export async function readDocuments(roots: readonly string[], files: Pick<CheckFileAccess, 'readFile'>): Promise<{ documents: CheckedDocument[]; issues: CheckIssue[] }> {
+  const { files: found, unreadable } = await findDocuments(roots);
+  const issues: CheckIssue[] = unreadable.map((missing) => ({ kind: 'unreadable', ...missing }));
+  if (found.length === 0 && unreadable.length < roots.length) issues.push({ kind: 'nothing-found' });
+  const texts = new Map<string, string | Error>();
+  const queue = found.filter((file) => documentKindOf(file));
+  const readers = Array.from({ length: Math.min(16, queue.length) }, async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      try {
+        texts.set(file, await files.readFile(file));
+      } catch (error) {
+        texts.set(file, asError(error));
+      }
+    }
+  });
+  await Promise.all(readers);
+  const documents: CheckedDocument[] = [];
+  for (const file of found) {
+    const kind = documentKindOf(file);
+    if (!kind) {
+      issues.push({ kind: 'not-a-document', path: file });
+      continue;
+    }
+    const text = texts.get(file);
+    if (text === undefined || text instanceof Error) {
+      issues.push({ kind: 'read-failed', path: file, message: text?.message ?? 'unknown error' });
+      continue;
+    }
+    documents.push({ path: file, ...analyzeDocument(kind, text, file), text });
+  }
+  return { documents, issues };
+}
+
+/**
+ * The registry of the workspace folder: the connectors among `documents`, those of every other
+ * connector file and module of the folder (unless `scanFolder` is false: the documents are the
+ * whole folder's already), its mcp.json files.
+ */
+export async function registryOfFolder(
+  workspaceFolder: string,
+  documents: readonly AnalyzedDocument[],
+  files: Pick<CheckFileAccess, 'readIfPresent'>,
+  variables: Omit<VariableContext, 'workspaceFolder'>,
+  options: { readonly scanFolder?: boolean } = {},
+): Promise<ServerRegistry> {
+  const connectors: Array<{ path: string; model: ConnectorModel }> = documents.flatMap((document) => {
+    const model = connectorOf(document);
+    return model ? [{ path: document.path, model }] : [];
+  });
+  const given = new Set(documents.map((document) => document.path));
+  const { files: workspaceFiles } = options.scanFolder === false ? { files: [] } : await findDocuments([workspaceFolder]);
+  for (const file of workspaceFiles) {
+    const kind = documentKindOf(file);
+    if (given.has(file) || (kind !== 'connector' && kind !== 'source')) continue;
+    const text = await files.readIfPresent(file);
+    const model = text === undefined ? undefined : connectorOf(analyzeDocument(kind, text, file));
+    if (model) connectors.push({ path: file, model });
+  }
+  return buildWorkspaceRegistry({ workspaceFolder, connectors, readFile: (file) => files.readIfPresent(file), variables });
+}
+
+/**
+ * Lists every definition at once through the source, reporting each as it settles. The source
+ * settles failures itself (an unavailable listing), so this never rejects for a server.
+ */
+export async function ensureListings(source: ListingSource, needed: readonly ServerDefinition[], progress?: (total: number) => ListingProgress): Promise<void> {
+  if (needed.length === 0) return;
+  const shown = progress?.(needed.length);
+  try {
+    await Promise.all(needed.map((definition) => source.ensure([definition]).then(() => shown?.settled())));
+  } finally {
+    shown?.finish();
+  }
+}
+
+/** The whole check (see the contract at the top). */
+export async function checkWorkspace<Source extends ListingSource>(options: WorkspaceCheckOptions<Source>): Promise<WorkspaceCheck<Source>> {
+  const { documents, issues } = await readDocuments(options.roots, options.files);
+  options.onIssues?.(issues);
+  const registry = await registryOfFolder(options.workspaceFolder, documents, options.files, options.variables);
+  const needed = options.offline ? [] : definitionsNeeded(documents, registry);
+  const listings = await options.listingSource(needed);
+  try {
+    await ensureListings(listings, needed, options.progress);
+  } finally {
+    await listings.dispose();
+  }
+  const store = new PinStoreReader(
+    (file) => options.files.readIfPresent(file),
+    (folder) => options.files.listFolder(folder),
+  );
+  const inputs = await readFolderInputs(store, new PolicyReader((file) => options.files.readIfPresent(file)), options.workspaceFolder, documents);
+  const listingFor = listingsFrom(listings, options.offline ? OFFLINE : NOT_LISTED);
+  const now = options.now();
+  const results = new Map<string, VerificationResult>();
+  for (const document of documents) {
+    results.set(document.path, verifyDocument(document, { registry, listingFor, now, pinnedContent: inputs.pinnedContent, fullDefinition: inputs.fullDefinition, policy: inputs.policy.policy }));
+  }
+  return {
+    workspaceFolder: options.workspaceFolder,
+    documents,
+    issues,
+    registry,
+    listings,
+    results,
+    policy: inputs.policy,
+    pinnedContent: inputs.pinnedContent,
+    verifyAgain: (document) => verifyDocument(document, { registry, listingFor: listingsFrom(listings, NOT_LISTED), now: options.now() }),
+  };
+}
+
