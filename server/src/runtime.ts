@@ -2,7 +2,7 @@
  * What the language server needs from its host, injected so tests can control time and the file
  * system, and the version the bundles were built from.
  */
-import type { WorkspaceFileSystem } from './engine/liveWorkspace';
+import type { Timer, WorkspaceFileSystem } from './engine/liveWorkspace';
 import type { ListingSource } from './engine/listingSource';
 import { nodeFileSystem } from './engine/nodeFileSystem';
 import type { InventoryOptions } from './mcp/inventory';
@@ -10,9 +10,15 @@ import type { InventoryOptions } from './mcp/inventory';
 /** The version of package.json the bundles were built from (in its own module so that the CLI's entry reads it without loading the engine). */
 export { TOOLPIN_VERSION } from './version';
 
+export type { Timer };
+
 export interface ServerRuntime {
-  setTimeout(callback: () => void, milliseconds: number): unknown;
-  clearTimeout(handle: unknown): void;
+  /**
+   * Calls `callback` once after `milliseconds` unless the returned timer is disposed first. A
+   * timer never keeps the process alive on its own: the connection does, and a server whose
+   * client is gone must be free to exit with a debounce or a re-check pending.
+   */
+  setTimeout(callback: () => void, milliseconds: number): Timer;
   readonly fileSystem: WorkspaceFileSystem;
   readonly env: Readonly<Record<string, string | undefined>>;
   now(): number;
@@ -23,18 +29,11 @@ export interface ServerRuntime {
   readonly createListingSource?: (options: InventoryOptions) => ListingSource;
 }
 
-/**
- * Whether a handle is a Node timer, as nodeRuntime.setTimeout gives out. Anything else is not a
- * timer of this runtime, and Node's clearTimeout would ignore it too.
- */
-function isNodeTimeout(handle: unknown): handle is NodeJS.Timeout {
-  return typeof handle === 'object' && handle !== null && 'hasRef' in handle && 'refresh' in handle;
-}
-
 export const nodeRuntime: ServerRuntime = {
-  setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
-  clearTimeout: (handle) => {
-    if (isNodeTimeout(handle)) clearTimeout(handle);
+  setTimeout: (callback, milliseconds) => {
+    const handle = setTimeout(callback, milliseconds);
+    handle.unref();
+    return { dispose: () => clearTimeout(handle) };
   },
   fileSystem: nodeFileSystem,
   env: process.env,

@@ -133,10 +133,8 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       minTtlMs: settings.verify.minTtlSeconds * 1000,
       defaultTtlMs: settings.verify.ttlSeconds * 1000,
       now: runtime.now,
-      onListingChanged: (definitions) => {
-        diagnostics.revalidate([...new Set(definitions.flatMap((definition) => workspace.pathsUsing(definition)))]);
-        status.schedule();
-      },
+      // The one way a listing change reaches the documents (engine/liveWorkspace.ts).
+      onListingChanged: (definitions) => workspace.listingsChanged(definitions),
     });
   let inventory = makeInventory();
   // Declared after the inventory factory, whose callbacks use it only once listings arrive.
@@ -149,6 +147,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     userServers: () => settings.servers,
     liveEnabled: () => settings.verify.enable,
     log,
+    setTimeout: runtime.setTimeout,
   });
 
   connection.onInitialize((params): InitializeResult => {
@@ -200,7 +199,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles, canReview }));
   registerHover(connection, documents, workspace, runtime.now);
   registerCompletion(connection, documents, workspace, () => ({ snippets: completionSnippets }));
-  registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, clearTimeout: runtime.clearTimeout, canRefresh: () => canRefreshCodeLens });
+  registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
   const status = registerStatus(connection, workspace, diagnostics, runtime);
   const history = registerHistory(connection, workspace, () => settings);
@@ -275,7 +274,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
 
   connection.onNotification(DidChangeTrustNotification, (params) => {
     clientTrust = params.trusted;
-    void inventory.clear().then(() => workspace.refresh());
+    void workspace.trustChanged();
   });
 
   connection.onRequest(RefreshRequest, (params, token) =>
@@ -287,8 +286,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   );
   connection.onRequest(ClearCacheRequest, (token) =>
     runSafe(connection.console, 'toolpin/clearCache', token, undefined, async () => {
-      await inventory.clear();
-      diagnostics.revalidateAll();
+      await workspace.clearListings();
     }),
   );
 
@@ -300,21 +298,11 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   );
 
   // Stale listings (TTL expired) are fetched again in the background, and their documents
-  // re-checked, without anyone typing. A timer that re-arms itself through the runtime, so tests
-  // control it and shutdown ends it.
-  let ttlTimer: unknown;
-  let stopped = false;
-  const checkStaleListings = (): void => {
-    const stale = inventory.stale();
-    if (stale.length > 0 && settings.verify.enable) void inventory.ensure(stale).then(() => diagnostics.revalidate([...new Set(stale.flatMap((definition) => workspace.pathsUsing(definition)))]));
-    if (!stopped) ttlTimer = runtime.setTimeout(checkStaleListings, 15_000);
-  };
-  ttlTimer = runtime.setTimeout(checkStaleListings, 15_000);
-  (ttlTimer as { unref?: () => void }).unref?.();
+  // re-checked, the same way as any other arrival; shutdown ends the re-check.
+  const staleCheck = workspace.watchStaleListings();
 
   connection.onShutdown(async () => {
-    stopped = true;
-    runtime.clearTimeout(ttlTimer);
+    staleCheck.dispose();
     history.dispose();
     await inventory.dispose();
   });

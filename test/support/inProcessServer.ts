@@ -71,11 +71,12 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
         callback();
       }, milliseconds);
       timers.add(handle);
-      return handle;
-    },
-    clearTimeout: (handle) => {
-      clearTimeout(handle as NodeJS.Timeout);
-      timers.delete(handle as NodeJS.Timeout);
+      return {
+        dispose: () => {
+          clearTimeout(handle);
+          timers.delete(handle);
+        },
+      };
     },
     fileSystem: nodeFileSystem,
     // A config home that does not exist: no trust record of the user's is read.

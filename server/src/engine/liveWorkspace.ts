@@ -10,9 +10,14 @@
  *   finds the connector files that declare servers), `verification(path)` gives no verdict and no
  *   problem, exactly as a pending listing does, and the scan's end fires `onDidChange` for every
  *   document; registry lookups for hovers and completion wait for the scan instead;
- * - whenever a listing arrives or changes (first fetch, list_changed, refresh, TTL), `onDidChange`
- *   fires with the documents whose results may differ, so they are published again without anyone
- *   typing; one slow server never holds back the results of the others.
+ * - a listing reaches the documents one way: whenever one arrives or changes (first fetch,
+ *   list_changed, refresh, a TTL re-fetch), `listingsChanged` turns the definitions into the
+ *   documents that use them and fires `onDidChange` once with those, so they are published again
+ *   without anyone typing; one slow server never holds back the results of the others. The
+ *   listing source reports list_changed and refresh (engine/listingSource.ts); first fetches and
+ *   TTL re-fetches are the workspace's own requests, reported when they settle. Nothing else
+ *   revalidates for a listing: every view (diagnostics, status, history, code lenses) follows
+ *   `onDidChange` or the publications it causes.
  */
 import * as path from 'node:path';
 import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf, reanalyzeDocument } from '../core/documents/documents';
@@ -24,6 +29,14 @@ import { PinStoreReader } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
 import { type AnalyzedDocument, definitionsNeeded, listingsFrom, NOT_LIVE, readFolderInputs, verifyDocument } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
+
+/** A pending timer; disposing it before it fires cancels it. */
+export interface Timer {
+  dispose(): void;
+}
+
+/** How often stale listings (TTL expired) are looked for and fetched again in the background. */
+export const STALE_CHECK_MS = 15_000;
 
 /** The file access the live workspace needs, injected (the language server gives Node's fs). */
 export interface WorkspaceFileSystem {
@@ -46,6 +59,8 @@ export interface LiveWorkspaceOptions {
   /** Whether live verification runs at all (setting); when off, pins get no verdict. */
   readonly liveEnabled: () => boolean;
   readonly log: (line: string) => void;
+  /** One-shot timers (the runtime's), for the background re-check of stale listings. */
+  readonly setTimeout: (callback: () => void, milliseconds: number) => Timer;
 }
 
 interface DocumentState {
@@ -312,6 +327,36 @@ export class LiveWorkspace {
     if (this.options.liveEnabled()) this.request(definitions);
   }
 
+  /**
+   * The listing source reports changed listings here (list_changed, refresh): the documents that
+   * use them are announced once, together. It fires even when no document uses them: views of
+   * the servers themselves (status, history) follow every listing.
+   */
+  listingsChanged(definitions: readonly ServerDefinition[]): void {
+    this.fire([...new Set(definitions.flatMap((definition) => this.pathsUsing(definition)))]);
+  }
+
+  /**
+   * Looks for stale listings (TTL expired) every `everyMs` and fetches them again in the
+   * background, without anyone typing; each arrival goes the one way above. The returned timer
+   * stops it (at shutdown).
+   */
+  watchStaleListings(everyMs = STALE_CHECK_MS): Timer {
+    let timer: Timer | undefined;
+    let stopped = false;
+    const check = (): void => {
+      this.requestListings(this.options.inventory().stale());
+      if (!stopped) timer = this.options.setTimeout(check, everyMs);
+    };
+    timer = this.options.setTimeout(check, everyMs);
+    return {
+      dispose: () => {
+        stopped = true;
+        timer?.dispose();
+      },
+    };
+  }
+
   /** Fetches listings that are missing or stale, each on its own, and reports each arrival. */
   private request(definitions: readonly ServerDefinition[]): void {
     const inventory = this.options.inventory();
@@ -326,7 +371,7 @@ export class LiveWorkspace {
         .catch((error: unknown) => this.options.log(`listing ${definition.name} failed: ${String(error)}`))
         .finally(() => {
           this.requested.delete(definition);
-          this.fire(this.pathsUsing(definition));
+          this.listingsChanged([definition]);
         });
     }
   }
@@ -372,10 +417,27 @@ export class LiveWorkspace {
     return (await this.store.lookup(this.folderOf(file), [pin]))(pin);
   }
 
-  /** Re-lists servers (all, or by name) and re-verifies what depends on them. */
+  /**
+   * Re-lists servers (all, or by name). The source reports the re-listed definitions
+   * (`listingsChanged`), so the documents using them are re-verified once, and no other.
+   */
   async refresh(names?: readonly string[]): Promise<void> {
     await this.options.inventory().refresh(names);
+  }
+
+  /** Forgets every listing ("clear cache"): every document is verified again and asks anew. */
+  async clearListings(): Promise<void> {
+    await this.options.inventory().clear();
     this.fire(this.paths());
+  }
+
+  /**
+   * The trust changed: every listing is forgotten (a server now untrusted must not stay listed,
+   * one now trusted must be contacted) and every server listed again, reported as a refresh.
+   */
+  async trustChanged(): Promise<void> {
+    await this.options.inventory().clear();
+    await this.options.inventory().refresh();
   }
 }
 

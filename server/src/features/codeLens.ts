@@ -15,6 +15,7 @@ import { connectorOf } from '../core/documents/documents';
 import type { Span } from '../core/problems';
 import { describeAge, type PinVerdict } from '../core/verify/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
+import type { ServerRuntime, Timer } from '../runtime';
 import { runSafe } from '../util/runSafe';
 import { spanToRange } from '../util/toLsp';
 import { uriToPath } from '../util/uris';
@@ -25,18 +26,17 @@ export const CODE_LENS_REFRESH_DEBOUNCE_MS = 50;
 
 export interface CodeLensOptions {
   readonly now: () => number;
-  readonly setTimeout: (callback: () => void, milliseconds: number) => unknown;
-  readonly clearTimeout: (handle: unknown) => void;
+  readonly setTimeout: ServerRuntime['setTimeout'];
   /** Whether the client announced `workspace.codeLens.refreshSupport`. */
   readonly canRefresh: () => boolean;
 }
 
 export function registerCodeLens(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, diagnostics: DiagnosticsFeature, options: CodeLensOptions): void {
   const { now } = options;
-  let timer: unknown;
+  let timer: Timer | undefined;
   diagnostics.onDidPublish(() => {
     if (!options.canRefresh()) return;
-    if (timer !== undefined) options.clearTimeout(timer);
+    timer?.dispose();
     timer = options.setTimeout(() => {
       timer = undefined;
       connection.sendRequest(CodeLensRefreshRequest.type).catch((error: unknown) => connection.console.warn(`toolpin: code lens refresh failed: ${String(error)}`));

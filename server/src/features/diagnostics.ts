@@ -19,7 +19,7 @@ import { documentKindOf } from '../core/documents/documents';
 import { capProblems } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import type { StatusParams, ToolpinSettings } from '../protocol';
-import type { ServerRuntime } from '../runtime';
+import type { ServerRuntime, Timer } from '../runtime';
 import { redactKnownSecretsDeep } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
 import { problemToDiagnostic } from '../util/toLsp';
@@ -50,7 +50,7 @@ export function registerDiagnostics(
   runtime: ServerRuntime,
   settings: () => ToolpinSettings,
 ): DiagnosticsFeature {
-  const pending = new Map<string, unknown>();
+  const pending = new Map<string, Timer>();
   /** URIs that currently show diagnostics, so that dropping a document clears them. */
   const shown = new Set<string>();
   /** Pin counts per published URI; a document published with no diagnostics is still counted. */
@@ -117,8 +117,7 @@ export function registerDiagnostics(
   };
 
   const schedule = (uri: string, delay: number): void => {
-    const existing = pending.get(uri);
-    if (existing !== undefined) runtime.clearTimeout(existing);
+    pending.get(uri)?.dispose();
     pending.set(uri, runtime.setTimeout(() => publishSafely(uri), delay));
   };
 
@@ -133,8 +132,7 @@ export function registerDiagnostics(
     schedule(event.document.uri, settings().validate.debounceMs);
   });
   documents.onDidClose((event) => {
-    const existing = pending.get(event.document.uri);
-    if (existing !== undefined) runtime.clearTimeout(existing);
+    pending.get(event.document.uri)?.dispose();
     pending.delete(event.document.uri);
     const file = uriToPath(event.document.uri);
     if (!documentKindOf(file)) return;

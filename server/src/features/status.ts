@@ -10,7 +10,7 @@
 import type { Connection } from 'vscode-languageserver';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { type ServerStatus, StatusNotification, type StatusParams } from '../protocol';
-import type { ServerRuntime } from '../runtime';
+import type { ServerRuntime, Timer } from '../runtime';
 import { runSafe } from '../util/runSafe';
 import { type DiagnosticsFeature, emptyPinCounts, type PinCounts } from './diagnostics';
 
@@ -47,7 +47,7 @@ export async function computeStatus(workspace: LiveWorkspace, published: Readonl
 }
 
 export function registerStatus(connection: Connection, workspace: LiveWorkspace, diagnostics: DiagnosticsFeature, runtime: ServerRuntime): { schedule(): void } {
-  let timer: unknown;
+  let timer: Timer | undefined;
   let last = '';
   const send = async (): Promise<void> => {
     timer = undefined;
@@ -59,7 +59,7 @@ export function registerStatus(connection: Connection, workspace: LiveWorkspace,
     void connection.sendNotification(StatusNotification, status);
   };
   const schedule = (): void => {
-    if (timer !== undefined) runtime.clearTimeout(timer);
+    timer?.dispose();
     timer = runtime.setTimeout(() => void send(), STATUS_DEBOUNCE_MS);
   };
   // Listing changes alter the servers' states; publications alter the pin counts.
