@@ -9,47 +9,7 @@ import type { HistoryExecutionReport, HistoryHashReport, HistoryReport, HistoryT
 /** The dispatch-history report shapes, re-exported so clients import only this file. */
 export type { HistoryExecutionReport, HistoryHashReport, HistoryReport, HistoryToolReport };
 
-/** Settings the server reads under the `toolpin` section (workspace/configuration). */
-export interface ToolpinSettings {
-  validate: {
-    /** Check documents and publish problems. */
-    enable: boolean;
-    /** Milliseconds between the last change of a document and its check. */
-    debounceMs: number;
-  };
-  verify: {
-    /** Query the live MCP servers (starts stdio servers, connects to HTTP servers). */
-    enable: boolean;
-    /** Timeout of one request to a server. */
-    requestTimeoutMs: number;
-    /** The shortest time a listing is reused, whatever a server's ttlMs hint says. */
-    minTtlSeconds: number;
-    /** Freshness of a listing when the server gives no hint. */
-    ttlSeconds: number;
-    /** Servers listed at the same time. */
-    concurrency: number;
-  };
-  workspaceScan: {
-    /** Check blueprint and connector files that are not open, too. */
-    enable: boolean;
-    /** The most files scanned across all workspace folders. */
-    maxFiles: number;
-  };
-  /** User-level MCP servers, shaped like the `servers` of .vscode/mcp.json. */
-  servers: Record<string, unknown>;
-  history: {
-    /** Globs (relative to each workspace folder) of dispatch-history logs; never in node_modules. */
-    logGlobs: string[];
-  };
-}
-
-export const DEFAULT_SETTINGS: ToolpinSettings = {
-  validate: { enable: true, debounceMs: 200 },
-  verify: { enable: true, requestTimeoutMs: 10_000, minTtlSeconds: 30, ttlSeconds: 300, concurrency: 4 },
-  workspaceScan: { enable: true, maxFiles: 500 },
-  servers: {},
-  history: { logGlobs: ['**/*.events.jsonl'] },
-};
+/** The settings the server reads under the `toolpin` section: server/src/settings.ts (a zod schema). */
 
 /** What the client passes in `initializationOptions`. */
 export interface ToolpinInitializationOptions {

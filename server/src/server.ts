@@ -24,63 +24,25 @@ import { decideTrust, type FolderTrust, type TrustVerdict } from './core/trust';
 import type { ServerDefinition } from './core/verify/registry';
 import {
   ClearCacheRequest,
-  DEFAULT_SETTINGS,
   DidChangeTrustNotification,
   GetCredentialRequest,
   RefreshRequest,
   ServerInfoRequest,
   type ToolpinInitializationOptions,
-  type ToolpinSettings,
 } from './protocol';
+import { overallTimeoutFor, SettingsStore, type ToolpinSettings } from './settings';
 import { runSafe } from './util/runSafe';
 import { uriToPath } from './util/uris';
 
 // Re-exported for the CLI, which starts the server from the same bundle.
 export { nodeRuntime, type ServerRuntime, TOOLPIN_VERSION } from './runtime';
 
-function pick<T>(value: unknown, valid: (candidate: unknown) => boolean, fallback: T): T {
-  return valid(value) ? (value as T) : fallback;
-}
-
-const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
-const isCount = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-
-/** Merges a received `toolpin` settings section over the defaults, ignoring ill-typed values. */
-export function mergeSettings(received: unknown): ToolpinSettings {
-  const section = (received ?? {}) as Record<string, Record<string, unknown> | undefined>;
-  const validate = section.validate ?? {};
-  const verify = section.verify ?? {};
-  const scan = section.workspaceScan ?? {};
-  const defaults = DEFAULT_SETTINGS;
-  return {
-    validate: {
-      enable: pick(validate.enable, isBoolean, defaults.validate.enable),
-      debounceMs: Math.min(pick(validate.debounceMs, isCount, defaults.validate.debounceMs), 5000),
-    },
-    verify: {
-      enable: pick(verify.enable, isBoolean, defaults.verify.enable),
-      requestTimeoutMs: Math.max(100, pick(verify.requestTimeoutMs, isCount, defaults.verify.requestTimeoutMs)),
-      minTtlSeconds: pick(verify.minTtlSeconds, isCount, defaults.verify.minTtlSeconds),
-      ttlSeconds: pick(verify.ttlSeconds, isCount, defaults.verify.ttlSeconds),
-      concurrency: Math.max(1, pick(verify.concurrency, isCount, defaults.verify.concurrency)),
-    },
-    workspaceScan: {
-      enable: pick(scan.enable, isBoolean, defaults.workspaceScan.enable),
-      maxFiles: pick(scan.maxFiles, isCount, defaults.workspaceScan.maxFiles),
-    },
-    servers: pick(section.servers, (value) => typeof value === 'object' && value !== null && !Array.isArray(value), defaults.servers),
-    history: {
-      logGlobs: pick((section.history ?? {}).logGlobs, (value) => Array.isArray(value) && value.every((entry) => typeof entry === 'string'), defaults.history.logGlobs),
-    },
-  };
-}
-
 export function startServer(connection: Connection, runtime: ServerRuntime = nodeRuntime): void {
   // A stray rejection must never take the server down: it is logged, and the server keeps serving.
   process.on('unhandledRejection', (reason) => connection.console.error(`toolpin: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
   const documents = new TextDocuments(TextDocument);
-  let settings: ToolpinSettings = DEFAULT_SETTINGS;
-  let canPullConfiguration = false;
+  const settingsStore = new SettingsStore((message) => connection.console.warn(message));
+  const settings = (): ToolpinSettings => settingsStore.current();
   let canWatchFiles = false;
   /**
    * What the client said about trust: VS Code says true or false (workspace trust); other clients
@@ -127,11 +89,11 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
       clientVersion: TOOLPIN_VERSION,
       trust: (definition) => trustOf(definition),
       keepAlive: true,
-      requestTimeoutMs: settings.verify.requestTimeoutMs,
-      overallTimeoutMs: Math.max(settings.verify.requestTimeoutMs * 3, 30_000),
-      concurrency: settings.verify.concurrency,
-      minTtlMs: settings.verify.minTtlSeconds * 1000,
-      defaultTtlMs: settings.verify.ttlSeconds * 1000,
+      requestTimeoutMs: settings().verify.requestTimeoutMs,
+      overallTimeoutMs: overallTimeoutFor(settings().verify.requestTimeoutMs),
+      concurrency: settings().verify.concurrency,
+      minTtlMs: settings().verify.minTtlSeconds * 1000,
+      defaultTtlMs: settings().verify.ttlSeconds * 1000,
       now: runtime.now,
       // The one way a listing change reaches the documents (engine/liveWorkspace.ts).
       onListingChanged: (definitions) => workspace.listingsChanged(definitions),
@@ -144,21 +106,23 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     now: runtime.now,
     env: runtime.env,
     userHome: os.homedir(),
-    userServers: () => settings.servers,
-    liveEnabled: () => settings.verify.enable,
+    userServers: () => settings().servers,
+    liveEnabled: () => settings().verify.enable,
     log,
     setTimeout: runtime.setTimeout,
   });
 
   connection.onInitialize((params): InitializeResult => {
-    canPullConfiguration = params.capabilities.workspace?.configuration === true;
+    if (params.capabilities.workspace?.configuration === true) {
+      settingsStore.setPull((scopeUri): Promise<unknown> => connection.workspace.getConfiguration(scopeUri === undefined ? { section: 'toolpin' } : { scopeUri, section: 'toolpin' }));
+    }
     completionSnippets = params.capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
     canWatchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     supportsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
     const workspaceEdit = params.capabilities.workspace?.workspaceEdit;
     canCreateFiles = workspaceEdit?.documentChanges === true && (workspaceEdit.resourceOperations ?? []).includes('create');
     const options = params.initializationOptions as ToolpinInitializationOptions | undefined;
-    if (options?.settings) settings = mergeSettings(options.settings);
+    if (options?.settings) settingsStore.pushed(options.settings);
     if (typeof options?.trusted === 'boolean') clientTrust = options.trusted;
     folders = (params.workspaceFolders ?? []).map((folder) => uriToPath(folder.uri));
     if (folders.length === 0 && params.rootUri) folders = [uriToPath(params.rootUri)];
@@ -195,35 +159,25 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
     };
   });
 
-  const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, () => settings);
+  const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, settingsStore);
   registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles, canReview }));
   registerHover(connection, documents, workspace, runtime.now);
   registerCompletion(connection, documents, workspace, () => ({ snippets: completionSnippets }));
   registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
   const status = registerStatus(connection, workspace, diagnostics, runtime);
-  const history = registerHistory(connection, workspace, () => settings);
+  const history = registerHistory(connection, workspace, settingsStore);
   workspace.onDidChange(() => history.listingsChanged());
-
-  const pullSettings = async (): Promise<void> => {
-    if (!canPullConfiguration) return;
-    try {
-      const [section] = await connection.workspace.getConfiguration([{ section: 'toolpin' }]);
-      settings = mergeSettings(section);
-    } catch (error) {
-      connection.console.warn(`toolpin: could not read settings, using defaults: ${String(error)}`);
-    }
-  };
 
   const scan = async (): Promise<void> => {
     await readRecordedTrust();
-    await workspace.setFolders(folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
+    await workspace.setFolders(folders, settings().workspaceScan.enable ? settings().workspaceScan.maxFiles : 0);
     history.setFolders(folders);
   };
 
   connection.onInitialized(() => {
     void (async () => {
-      await pullSettings();
+      await settingsStore.reload();
       if (canWatchFiles) {
         // A client that offered the capability may still refuse the registration; the scan must
         // run all the same, or every document would wait for it forever.
@@ -250,11 +204,11 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
 
   connection.onDidChangeConfiguration((change) => {
     const pushed = (change.settings as { toolpin?: unknown } | undefined)?.toolpin;
-    const before = JSON.stringify(settings.verify);
+    const before = JSON.stringify(settings().verify);
     void (async () => {
-      if (pushed) settings = mergeSettings(pushed);
-      await pullSettings();
-      if (JSON.stringify(settings.verify) !== before) {
+      if (pushed) settingsStore.pushed(pushed);
+      await settingsStore.reload();
+      if (JSON.stringify(settings().verify) !== before) {
         // Timeouts, TTLs and concurrency live in the inventory: start a fresh one.
         const old = inventory;
         inventory = makeInventory();

@@ -12,6 +12,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { errorCode, isOneOf } from '../core/json/values';
 import type { FailOn } from '../core/report/report';
 import { TOOLPIN_VERSION } from '../version';
+import { overallTimeoutFor } from '../engine/timeouts';
 import { hashCommand } from './hashCommand';
 import { type CliIo, processIo } from './io';
 
@@ -242,7 +243,7 @@ function usageMessage(command: string, error: unknown): string {
   return `toolpin ${command}: ${message}`;
 }
 
-const TIMEOUTS = (timeout: number | undefined) => (timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: Math.max(timeout * 3, 30_000) } : {});
+const TIMEOUTS = (timeout: number | undefined) => (timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: overallTimeoutFor(timeout) } : {});
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [first, ...afterCommand] = argv;

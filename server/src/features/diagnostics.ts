@@ -18,7 +18,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { documentKindOf } from '../core/documents/documents';
 import { capProblems } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
-import type { StatusParams, ToolpinSettings } from '../protocol';
+import type { StatusParams } from '../protocol';
+import type { SettingsView } from '../settings';
 import type { ServerRuntime, Timer } from '../runtime';
 import { redactKnownSecretsDeep } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
@@ -48,7 +49,7 @@ export function registerDiagnostics(
   documents: TextDocuments<TextDocument>,
   workspace: LiveWorkspace,
   runtime: ServerRuntime,
-  settings: () => ToolpinSettings,
+  settings: SettingsView,
 ): DiagnosticsFeature {
   const pending = new Map<string, Timer>();
   /** URIs that currently show diagnostics, so that dropping a document clears them. */
@@ -69,7 +70,7 @@ export function registerDiagnostics(
     const open = documents.get(uri);
     const version = open?.version;
     const text = open ? open.getText() : workspace.text(file);
-    const scanned = !open && settings().workspaceScan.enable && text !== undefined;
+    const scanned = !open && settings.current().workspaceScan.enable && text !== undefined;
     if (!open && !scanned) {
       const hadCounts = counts.delete(uri);
       if (shown.delete(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
@@ -79,7 +80,8 @@ export function registerDiagnostics(
     const pins = emptyPinCounts();
     const diagnostics = await runSafe<Diagnostic[]>(connection.console, `checking ${uri}`, undefined, [], async () => {
       if (open) workspace.setOpenDocument(file, text!);
-      if (!settings().validate.enable) return [];
+      // validate.enable is resource-scoped: the document's workspace folder decides.
+      if (!(await settings.forFolder(workspace.folderOf(file))).validate.enable) return [];
       const analysis = workspace.analysis(file);
       if (!analysis) return [];
       const verification = await workspace.verification(file);
@@ -129,7 +131,7 @@ export function registerDiagnostics(
     if (documentKindOf(edited) === 'connector' || (previous?.kind === 'source' && previous.model.connector.instances.length > 0)) {
       editedConnectors.add(event.document.uri);
     }
-    schedule(event.document.uri, settings().validate.debounceMs);
+    schedule(event.document.uri, settings.current().validate.debounceMs);
   });
   documents.onDidClose((event) => {
     pending.get(event.document.uri)?.dispose();

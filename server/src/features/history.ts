@@ -22,7 +22,8 @@ import {
 } from '../core/history/history';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { findLogFiles, LogSet } from '../history/logReader';
-import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, LocateStepRequest, type ToolpinSettings } from '../protocol';
+import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, LocateStepRequest } from '../protocol';
+import type { SettingsView } from '../settings';
 import { runSafe } from '../util/runSafe';
 import { spanToRange } from '../util/toLsp';
 import { pathToUri } from '../util/uris';
@@ -40,12 +41,13 @@ export interface HistoryFeature {
   dispose(): void;
 }
 
-export function registerHistory(connection: Connection, workspace: LiveWorkspace, settings: () => ToolpinSettings): HistoryFeature {
+export function registerHistory(connection: Connection, workspace: LiveWorkspace, settings: SettingsView): HistoryFeature {
   let folders: string[] = [];
   const model = new HistoryModel();
   const discover = async (): Promise<string[]> => {
     const found: string[] = [];
-    for (const folder of folders) found.push(...(await findLogFiles(folder, settings().history.logGlobs)));
+    // history.logGlobs is resource-scoped: each workspace folder has its own.
+    for (const folder of folders) found.push(...(await findLogFiles(folder, (await settings.forFolder(folder)).history.logGlobs)));
     return found;
   };
   const idOf = (file: string): string => {

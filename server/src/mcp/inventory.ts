@@ -17,6 +17,7 @@ import type { TrustVerdict } from '../core/trust';
 import type { ServerListing, UnavailableReason } from '../core/verify/verify';
 import type { CredentialResolver, Redactor } from './credentials';
 import type { ListingSource } from '../engine/listingSource';
+import { DEFAULT_REQUEST_TIMEOUT_MS, overallTimeoutFor } from '../engine/timeouts';
 import { McpSession, SessionError } from './session';
 
 export interface InventoryOptions {
@@ -29,6 +30,7 @@ export interface InventoryOptions {
   /** Keep sessions open after listing, to hear list_changed (the editor); the CLI closes them. */
   readonly keepAlive: boolean;
   readonly requestTimeoutMs?: number;
+  /** The bound on one whole listing; by default engine/timeouts.ts `overallTimeoutFor` the request timeout. */
   readonly overallTimeoutMs?: number;
   readonly maxPages?: number;
   readonly concurrency?: number;
@@ -197,7 +199,7 @@ export class Inventory implements ListingSource {
       const verdict = this.options.trust(candidate);
       if (!verdict.trusted) return this.unavailable(entry, 'untrusted-workspace', verdict.reason);
     }
-    const overallMs = this.options.overallTimeoutMs ?? 30_000;
+    const overallMs = this.options.overallTimeoutMs ?? overallTimeoutFor(this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SessionError('timeout', `listing did not finish within ${overallMs} ms`)), overallMs);
@@ -226,7 +228,7 @@ export class Inventory implements ListingSource {
       const session = (opened = await McpSession.open(definition, {
         credentials: this.options.credentials,
         redactor: this.options.redactor,
-        requestTimeoutMs: this.options.requestTimeoutMs ?? 10_000,
+        requestTimeoutMs: this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         maxPages: this.options.maxPages ?? 100,
         clientVersion: this.options.clientVersion,
         log: this.options.log,

@@ -1,0 +1,96 @@
+/**
+ * The settings schema (server/src/settings.ts) against package.json, and its per-value fallbacks:
+ * every contributed setting is in the schema with the same default, every setting of the schema
+ * is contributed, the resource-scoped ones are exactly those package.json scopes to a resource,
+ * and an ill-typed value falls back to its own default without touching its neighbours.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_SETTINGS, overallTimeoutFor, parseSettings, RESOURCE_SCOPED } from '../../server/src/settings';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const manifest: unknown = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+interface Contributed {
+  readonly default: unknown;
+  readonly scope?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+function contributed(): Map<string, Contributed> {
+  assert.ok(typeof manifest === 'object' && manifest !== null && 'contributes' in manifest);
+  const properties: Record<string, Contributed> = JSON.parse(JSON.stringify(manifest)).contributes.configuration.properties;
+  return new Map(Object.entries(properties).map(([key, value]) => [key.replace(/^toolpin\./, ''), value]));
+}
+
+/** The value at a dotted path of the defaults, or a marker when the path does not exist. */
+const ABSENT = Symbol('absent');
+function at(value: unknown, dotted: string): unknown {
+  let current = value;
+  for (const part of dotted.split('.')) {
+    if (typeof current !== 'object' || current === null || !(part in current)) return ABSENT;
+    current = Object.getOwnPropertyDescriptor(current, part)?.value;
+  }
+  return current;
+}
+
+/** The setting paths of the defaults: `servers` is one setting (an object of servers), the rest nest one level. */
+function schemaPaths(): string[] {
+  return Object.entries(DEFAULT_SETTINGS).flatMap(([key, value]) => (key === 'servers' ? [key] : Object.keys(value).map((inner) => `${key}.${inner}`)));
+}
+
+test('every setting package.json contributes is in the schema, with the same default', () => {
+  const settings = contributed();
+  assert.ok(settings.size >= 12, `package.json contributes ${settings.size} settings`);
+  for (const [key, setting] of settings) {
+    const value = at(DEFAULT_SETTINGS, key);
+    assert.notEqual(value, ABSENT, `toolpin.${key} is in the settings schema`);
+    assert.deepEqual(value, setting.default, `toolpin.${key}: the schema's default is package.json's`);
+  }
+});
+
+test('every setting of the schema is contributed by package.json', () => {
+  const settings = contributed();
+  assert.deepEqual(schemaPaths().sort(), [...settings.keys()].sort());
+});
+
+test('the resource-scoped settings are exactly those package.json scopes to a resource', () => {
+  const scoped = [...contributed()].filter(([, setting]) => setting.scope === 'resource').map(([key]) => key);
+  assert.deepEqual([...RESOURCE_SCOPED].sort(), scoped.sort());
+});
+
+test('an ill-typed value falls back to its own default and keeps its neighbours', () => {
+  const parsed = parseSettings({
+    validate: { enable: 'yes', debounceMs: 50 },
+    verify: { enable: false, requestTimeoutMs: Number.POSITIVE_INFINITY, minTtlSeconds: -1, ttlSeconds: 60, concurrency: '8' },
+    workspaceScan: 'off',
+    servers: ['not', 'an', 'object'],
+    history: { logGlobs: ['logs/**/*.jsonl', 3] },
+  });
+  assert.deepEqual(parsed.validate, { enable: true, debounceMs: 50 });
+  assert.deepEqual(parsed.verify, { enable: false, requestTimeoutMs: 10_000, minTtlSeconds: 30, ttlSeconds: 60, concurrency: 4 });
+  assert.deepEqual(parsed.workspaceScan, DEFAULT_SETTINGS.workspaceScan);
+  assert.deepEqual(parsed.servers, {});
+  assert.deepEqual(parsed.history.logGlobs, ['**/*.events.jsonl']);
+  for (const garbage of [null, 42, 'toolpin', [], { validate: null }]) assert.deepEqual(parseSettings(garbage), DEFAULT_SETTINGS, JSON.stringify(garbage));
+});
+
+test('values out of bounds are clamped to the bounds package.json declares', () => {
+  const parsed = parseSettings({ validate: { debounceMs: 60_000 }, verify: { requestTimeoutMs: 5, concurrency: 0 } });
+  assert.equal(parsed.validate.debounceMs, 5000);
+  assert.equal(parsed.verify.requestTimeoutMs, 100);
+  assert.equal(parsed.verify.concurrency, 1);
+  const settings = contributed();
+  assert.equal(settings.get('validate.debounceMs')?.maximum, 5000);
+  assert.equal(settings.get('verify.requestTimeoutMs')?.minimum, 100);
+  assert.equal(settings.get('verify.concurrency')?.minimum, 1);
+});
+
+test('a listing is bounded by three request timeouts, never under 30 s', () => {
+  assert.equal(overallTimeoutFor(10_000), 30_000);
+  assert.equal(overallTimeoutFor(1_000), 30_000);
+  assert.equal(overallTimeoutFor(20_000), 60_000);
+});
