@@ -1,251 +1,307 @@
 /**
- * The language server, independent of how it is connected: `startServer(connection, runtime)`.
- * `toolpin lsp` (server/src/cli/commands.ts, over --node-ipc or --stdio) and the LSP tests call it.
+ * The language server, independent of the process and transport it runs in:
+ * `startServer(connection, runtime)`. server/src/main.ts (for `toolpin lsp`) calls it with a Node
+ * connection and Node's runtime.
+ *
+ * This file holds what the server announces (its capabilities), what it learns of the client, and
+ * the table of features it registers; settings are server/src/settings.ts, the trust decision
+ * server/src/trustDecision.ts, the workspace and its verification server/src/engine/. Every
+ * request and notification handler runs through `runSafe`: no handler exception reaches the
+ * connection.
  */
 import * as os from 'node:os';
-import { CodeActionKind, type Connection, DidChangeWatchedFilesNotification, FileChangeType, type InitializeResult, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver';
+import {
+  CodeActionKind,
+  type Connection,
+  DidChangeWatchedFilesNotification,
+  type DidChangeWatchedFilesParams,
+  FileChangeType,
+  type InitializeParams,
+  type InitializeResult,
+  type ServerCapabilities,
+  TextDocuments,
+  TextDocumentSyncKind,
+} from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PROBLEM_CODES } from './core/problems';
 import type { ListingSource } from './engine/listingSource';
 import { LiveWorkspace } from './engine/liveWorkspace';
-import { nodeRuntime, type ServerRuntime, TOOLPIN_VERSION } from './runtime';
 import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
 import { registerCodeLens } from './features/codeLens';
 import { registerCompletion } from './features/completion';
-import { registerDiagnostics } from './features/diagnostics';
-import { registerHistory } from './features/history';
+import { type DiagnosticsFeature, registerDiagnostics } from './features/diagnostics';
+import { type HistoryFeature, registerHistory } from './features/history';
 import { registerHover } from './features/hover';
 import { registerReview } from './features/review';
 import { registerStatus } from './features/status';
+import { TrustStore, trustFilePath } from './io/trustStore';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
-import { TrustStore, trustFilePath } from './io/trustStore';
-import { decideTrust, type FolderTrust, type TrustVerdict } from './core/trust';
-import type { ServerDefinition } from './core/verify/registry';
-import {
-  ClearCacheRequest,
-  DidChangeTrustNotification,
-  GetCredentialRequest,
-  RefreshRequest,
-  ServerInfoRequest,
-  type ToolpinInitializationOptions,
-} from './protocol';
-import { overallTimeoutFor, SettingsStore, type ToolpinSettings } from './settings';
+import { ClearCacheRequest, DidChangeTrustNotification, GetCredentialRequest, RefreshRequest, ServerInfoRequest, type ToolpinInitializationOptions } from './protocol';
+import { type ServerRuntime, TOOLPIN_VERSION } from './runtime';
+import { overallTimeoutFor, SettingsStore } from './settings';
+import { ServerTrust } from './trustDecision';
 import { runSafe } from './util/runSafe';
 import { uriToPath } from './util/uris';
 
 // Re-exported for the CLI, which starts the server from the same bundle.
 export { nodeRuntime, type ServerRuntime, TOOLPIN_VERSION } from './runtime';
 
-export function startServer(connection: Connection, runtime: ServerRuntime = nodeRuntime): void {
-  // A stray rejection must never take the server down: it is logged, and the server keeps serving.
-  process.on('unhandledRejection', (reason) => connection.console.error(`toolpin: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
-  const documents = new TextDocuments(TextDocument);
-  const settingsStore = new SettingsStore((message) => connection.console.warn(message));
-  const settings = (): ToolpinSettings => settingsStore.current();
-  let canWatchFiles = false;
-  /**
-   * What the client said about trust: VS Code says true or false (workspace trust); other clients
-   * say nothing, and then only folders recorded with `toolpin trust` are trusted.
-   */
-  let clientTrust: boolean | undefined;
-  const trustStore = new TrustStore(trustFilePath(runtime.env), (message) => connection.console.warn(message));
-  let recordedTrust = new Map<string, FolderTrust>();
-  const readRecordedTrust = async (): Promise<void> => {
-    const next = new Map<string, FolderTrust>();
-    for (const folder of folders) next.set(folder, await trustStore.folderTrust(folder, `run \`toolpin trust ${folder}\` to trust it`));
-    recordedTrust = next;
-  };
-  /** The trust that covers a server definition; the contract is in core/trust.ts. */
-  const trustOf = (definition: ServerDefinition): TrustVerdict => {
-    // The user's own setting is the user's word, not a repository's (the setting is application-scoped).
-    if (definition.origin.kind === 'user-setting') return clientTrust === false ? decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code' }) : { trusted: true };
-    if (!workspace.isWorkspaceFolder(definition.cwd)) {
-      return decideTrust(definition, { kind: 'untrusted', howToTrust: 'a file outside every workspace folder is never trusted; open its folder and trust it' });
-    }
-    if (clientTrust === true) return { trusted: true };
-    if (clientTrust === false) return decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code to verify its pins' });
-    return decideTrust(definition, recordedTrust.get(definition.cwd) ?? { kind: 'untrusted', howToTrust: `run \`toolpin trust ${definition.cwd}\` to trust it` });
-  };
-  let canCreateFiles = false;
-  let supportsFolderChanges = false;
-  let canReview = false;
-  // Completion items put the cursor before a comma they add only where the client expands snippets.
-  let completionSnippets = false;
-  let canRefreshCodeLens = false;
-  let folders: string[] = [];
+/** What the server announces in `initialize`. */
+export const SERVER_CAPABILITIES: ServerCapabilities = {
+  textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+  codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
+  hoverProvider: true,
+  completionProvider: { triggerCharacters: ['"', ':'] },
+  codeLensProvider: { resolveProvider: false },
+  workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+};
 
-  const redactor = new Redactor();
-  const log = (line: string): void => connection.console.log(redactor.redact(line));
+/** The files whose changes on disk the server hears of (when the client can watch files). */
+const WATCHED_FILES = ['**/*.{blueprint,connector}.{json,jsonc}', '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}', '**/{mcp.json,.mcp.json}', '**/*.jsonl', '**/.toolpin/policy.jsonc'];
+
+/** What the server learned of the client in `initialize`; all false until then. */
+export interface ClientAbilities {
+  canWatchFiles: boolean;
+  canCreateFiles: boolean;
+  supportsFolderChanges: boolean;
+  /** The client shows reviews (experimental `toolpinReview`). */
+  canReview: boolean;
+  /** Completion items put the cursor before a comma they add only where the client expands snippets. */
+  completionSnippets: boolean;
+  canRefreshCodeLens: boolean;
+  /** The client answers `toolpin/getCredential` (experimental `toolpinCredentials`). */
+  holdsCredentials: boolean;
+}
+
+/** True when an experimental client capability is `true` (the field is any JSON). */
+function experimentalFlag(experimental: unknown, name: string): boolean {
+  return typeof experimental === 'object' && experimental !== null && Reflect.get(experimental, name) === true;
+}
+
+export function clientAbilitiesOf(params: InitializeParams): ClientAbilities {
+  const workspace = params.capabilities.workspace;
+  const edit = workspace?.workspaceEdit;
+  return {
+    canWatchFiles: workspace?.didChangeWatchedFiles?.dynamicRegistration === true,
+    canCreateFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes('create'),
+    supportsFolderChanges: workspace?.workspaceFolders === true,
+    canReview: experimentalFlag(params.capabilities.experimental, 'toolpinReview'),
+    completionSnippets: params.capabilities.textDocument?.completion?.completionItem?.snippetSupport === true,
+    canRefreshCodeLens: workspace?.codeLens?.refreshSupport === true,
+    holdsCredentials: experimentalFlag(params.capabilities.experimental, 'toolpinCredentials'),
+  };
+}
+
+/** The client's `initializationOptions` (any JSON) as far as they are well-typed. */
+export function initializationOptionsOf(value: unknown): ToolpinInitializationOptions {
+  if (typeof value !== 'object' || value === null) return {};
+  const settings: unknown = Reflect.get(value, 'settings');
+  const trusted: unknown = Reflect.get(value, 'trusted');
+  return { ...(settings ? { settings } : {}), ...(typeof trusted === 'boolean' ? { trusted } : {}) };
+}
+
+/** The state every handler shares: settings, trust, credentials, the listing source and the workspace. */
+class ServerContext {
+  readonly settings: SettingsStore;
+  readonly trust: ServerTrust;
+  readonly redactor = new Redactor();
+  readonly workspace: LiveWorkspace;
+  abilities: ClientAbilities = { canWatchFiles: false, canCreateFiles: false, supportsFolderChanges: false, canReview: false, completionSnippets: false, canRefreshCodeLens: false, holdsCredentials: false };
+  folders: string[] = [];
+  /** The listing source in use; replaced when settings it holds (timeouts, TTLs, concurrency) change. */
+  listings: ListingSource;
   // Credentials: the editor's secret storage first (when the client offers it), then the environment.
-  let editorCredentials: CredentialResolver = { resolve: async () => undefined };
-  const credentials = chainCredentials({ resolve: (name) => editorCredentials.resolve(name) }, environmentCredentials(runtime.env));
+  private editorCredentials: CredentialResolver = { resolve: async () => undefined };
 
-  const makeInventory = (): ListingSource =>
-    (runtime.createListingSource ?? ((options) => new Inventory(options)))({
-      credentials,
-      redactor,
-      log,
-      clientVersion: TOOLPIN_VERSION,
-      trust: (definition) => trustOf(definition),
-      keepAlive: true,
-      requestTimeoutMs: settings().verify.requestTimeoutMs,
-      overallTimeoutMs: overallTimeoutFor(settings().verify.requestTimeoutMs),
-      concurrency: settings().verify.concurrency,
-      minTtlMs: settings().verify.minTtlSeconds * 1000,
-      defaultTtlMs: settings().verify.ttlSeconds * 1000,
+  constructor(
+    private readonly connection: Connection,
+    private readonly runtime: ServerRuntime,
+  ) {
+    this.settings = new SettingsStore((message) => connection.console.warn(message));
+    this.trust = new ServerTrust(new TrustStore(trustFilePath(runtime.env), (message) => connection.console.warn(message)), (folder) => this.workspace.isWorkspaceFolder(folder));
+    this.listings = this.makeListingSource();
+    this.workspace = new LiveWorkspace({
+      fileSystem: runtime.fileSystem,
+      inventory: () => this.listings,
       now: runtime.now,
-      // The one way a listing change reaches the documents (engine/liveWorkspace.ts).
-      onListingChanged: (definitions) => workspace.listingsChanged(definitions),
+      env: runtime.env,
+      userHome: os.homedir(),
+      userServers: () => this.settings.current().servers,
+      liveEnabled: () => this.settings.current().verify.enable,
+      log: (line) => this.log(line),
+      setTimeout: runtime.setTimeout,
     });
-  let inventory = makeInventory();
-  // Declared after the inventory factory, whose callbacks use it only once listings arrive.
-  const workspace: LiveWorkspace = new LiveWorkspace({
-    fileSystem: runtime.fileSystem,
-    inventory: () => inventory,
-    now: runtime.now,
-    env: runtime.env,
-    userHome: os.homedir(),
-    userServers: () => settings().servers,
-    liveEnabled: () => settings().verify.enable,
-    log,
-    setTimeout: runtime.setTimeout,
-  });
+  }
 
-  connection.onInitialize((params): InitializeResult => {
-    if (params.capabilities.workspace?.configuration === true) {
-      settingsStore.setPull((scopeUri): Promise<unknown> => connection.workspace.getConfiguration(scopeUri === undefined ? { section: 'toolpin' } : { scopeUri, section: 'toolpin' }));
-    }
-    completionSnippets = params.capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
-    canWatchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
-    supportsFolderChanges = params.capabilities.workspace?.workspaceFolders === true;
-    const workspaceEdit = params.capabilities.workspace?.workspaceEdit;
-    canCreateFiles = workspaceEdit?.documentChanges === true && (workspaceEdit.resourceOperations ?? []).includes('create');
-    const options = params.initializationOptions as ToolpinInitializationOptions | undefined;
-    if (options?.settings) settingsStore.pushed(options.settings);
-    if (typeof options?.trusted === 'boolean') clientTrust = options.trusted;
-    folders = (params.workspaceFolders ?? []).map((folder) => uriToPath(folder.uri));
-    if (folders.length === 0 && params.rootUri) folders = [uriToPath(params.rootUri)];
-    // Documents may be opened before the scan starts (it waits for settings and watcher
-    // registration): announcing the folders now holds their verification back until the scan
-    // has found every connector, instead of reporting their servers as unknown.
-    workspace.announceFolders(folders);
-    const experimental = (params.capabilities.experimental ?? {}) as { toolpinCredentials?: boolean; toolpinReview?: boolean };
-    canReview = experimental.toolpinReview === true;
-    canRefreshCodeLens = params.capabilities.workspace?.codeLens?.refreshSupport === true;
-    if (experimental.toolpinCredentials) {
-      editorCredentials = {
-        resolve: async (name) => {
-          try {
-            const result = await connection.sendRequest(GetCredentialRequest, { name });
-            if (result.value) redactor.add(result.value);
-            return result.value ?? undefined;
-          } catch {
-            return undefined;
-          }
-        },
-      };
-    }
-    return {
-      capabilities: {
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
-        hoverProvider: true,
-        completionProvider: { triggerCharacters: ['"', ':'] },
-        codeLensProvider: { resolveProvider: false },
-        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+  log(line: string): void {
+    this.connection.console.log(this.redactor.redact(line));
+  }
+
+  /** The editor's secret storage, asked only for names a connector's `credentialRef` gives. */
+  useEditorCredentials(): void {
+    this.editorCredentials = {
+      resolve: async (name) => {
+        try {
+          const result = await this.connection.sendRequest(GetCredentialRequest, { name });
+          if (result.value) this.redactor.add(result.value);
+          return result.value ?? undefined;
+        } catch {
+          return undefined;
+        }
       },
-      serverInfo: { name: 'toolpin', version: TOOLPIN_VERSION },
     };
-  });
+  }
 
-  const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, settingsStore);
-  registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles, canReview }));
+  private makeListingSource(): ListingSource {
+    const verify = this.settings.current().verify;
+    return (this.runtime.createListingSource ?? ((options) => new Inventory(options)))({
+      credentials: chainCredentials({ resolve: (name) => this.editorCredentials.resolve(name) }, environmentCredentials(this.runtime.env)),
+      redactor: this.redactor,
+      log: (line) => this.log(line),
+      clientVersion: TOOLPIN_VERSION,
+      trust: (definition) => this.trust.decide(definition),
+      keepAlive: true,
+      requestTimeoutMs: verify.requestTimeoutMs,
+      overallTimeoutMs: overallTimeoutFor(verify.requestTimeoutMs),
+      concurrency: verify.concurrency,
+      minTtlMs: verify.minTtlSeconds * 1000,
+      defaultTtlMs: verify.ttlSeconds * 1000,
+      now: this.runtime.now,
+      // The one way a listing change reaches the documents (engine/liveWorkspace.ts).
+      onListingChanged: (definitions) => this.workspace.listingsChanged(definitions),
+    });
+  }
+
+  /** Starts a fresh listing source (its settings changed) and ends the old one's sessions. */
+  async replaceListingSource(): Promise<void> {
+    const old = this.listings;
+    this.listings = this.makeListingSource();
+    await old.dispose();
+  }
+
+  /** Reads the trust record and scans the workspace folders for documents. */
+  async scan(history: HistoryFeature): Promise<void> {
+    const settings = this.settings.current();
+    await this.trust.readRecorded(this.folders);
+    await this.workspace.setFolders(this.folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
+    history.setFolders(this.folders);
+  }
+}
+
+/** The features, registered in this order; diagnostics first, as the others follow its publications. */
+function registerFeatures(connection: Connection, documents: TextDocuments<TextDocument>, context: ServerContext, runtime: ServerRuntime): { diagnostics: DiagnosticsFeature; status: { schedule(): void }; history: HistoryFeature } {
+  const { workspace } = context;
+  const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, context.settings);
+  registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles, canReview: context.abilities.canReview }));
   registerHover(connection, documents, workspace, runtime.now);
-  registerCompletion(connection, documents, workspace, () => ({ snippets: completionSnippets }));
-  registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => canRefreshCodeLens });
-  registerReview(connection, documents, workspace, () => ({ canCreateFiles }));
+  registerCompletion(connection, documents, workspace, () => ({ snippets: context.abilities.completionSnippets }));
+  registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => context.abilities.canRefreshCodeLens });
+  registerReview(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles }));
   const status = registerStatus(connection, workspace, diagnostics, runtime);
-  const history = registerHistory(connection, workspace, settingsStore);
+  const history = registerHistory(connection, workspace, context.settings);
   workspace.onDidChange(() => history.listingsChanged());
+  return { diagnostics, status, history };
+}
 
-  const scan = async (): Promise<void> => {
-    await readRecordedTrust();
-    await workspace.setFolders(folders, settings().workspaceScan.enable ? settings().workspaceScan.maxFiles : 0);
-    history.setFolders(folders);
-  };
+function onInitialize(connection: Connection, context: ServerContext, params: InitializeParams): InitializeResult {
+  context.abilities = clientAbilitiesOf(params);
+  if (params.capabilities.workspace?.configuration === true) {
+    context.settings.setPull((scopeUri): Promise<unknown> => connection.workspace.getConfiguration(scopeUri === undefined ? { section: 'toolpin' } : { scopeUri, section: 'toolpin' }));
+  }
+  const options = initializationOptionsOf(params.initializationOptions);
+  if (options.settings) context.settings.pushed(options.settings);
+  if (options.trusted !== undefined) context.trust.clientSays(options.trusted);
+  context.folders = (params.workspaceFolders ?? []).map((folder) => uriToPath(folder.uri));
+  if (context.folders.length === 0 && params.rootUri) context.folders = [uriToPath(params.rootUri)];
+  // Documents may be opened before the scan starts (it waits for settings and watcher
+  // registration): announcing the folders now holds their verification back until the scan
+  // has found every connector, instead of reporting their servers as unknown.
+  context.workspace.announceFolders(context.folders);
+  if (context.abilities.holdsCredentials) context.useEditorCredentials();
+  return { capabilities: SERVER_CAPABILITIES, serverInfo: { name: 'toolpin', version: TOOLPIN_VERSION } };
+}
 
+/** Start-up once the client is ready: settings, file watching, the workspace scan. */
+async function onInitialized(connection: Connection, context: ServerContext, features: ReturnType<typeof registerFeatures>): Promise<void> {
+  try {
+    await context.settings.reload();
+    if (context.abilities.canWatchFiles) {
+      // A client that offered the capability may still refuse the registration; the scan must
+      // run all the same, or every document would wait for it forever.
+      await connection.client
+        .register(DidChangeWatchedFilesNotification.type, { watchers: WATCHED_FILES.map((globPattern) => ({ globPattern })) })
+        .catch((error: unknown) => connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`));
+    }
+    await context.scan(features.history);
+    features.diagnostics.revalidateAll();
+    features.status.schedule();
+  } catch (error) {
+    connection.console.error(`toolpin: start-up failed: ${String(error)}`);
+    // Documents held back for the scan are checked with what is known rather than never.
+    await context.workspace.setFolders(context.folders, 0);
+    features.diagnostics.revalidateAll();
+  }
+}
+
+/** Every change is handled at once, side by side; a failure of one is logged, not thrown. */
+async function onWatchedFiles(context: ServerContext, history: HistoryFeature, params: DidChangeWatchedFilesParams): Promise<void> {
+  await Promise.all(
+    params.changes.map((change) => (change.uri.endsWith('.jsonl') ? history.update() : context.workspace.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted))),
+  );
+}
+
+export function startServer(connection: Connection, runtime: ServerRuntime): void {
+  const documents = new TextDocuments(TextDocument);
+  const context = new ServerContext(connection, runtime);
+  const { workspace } = context;
+  const features = registerFeatures(connection, documents, context, runtime);
+  const logger = connection.console;
+
+  connection.onInitialize((params) => onInitialize(connection, context, params));
   connection.onInitialized(() => {
-    void (async () => {
-      await settingsStore.reload();
-      if (canWatchFiles) {
-        // A client that offered the capability may still refuse the registration; the scan must
-        // run all the same, or every document would wait for it forever.
-        await connection.client
-          .register(DidChangeWatchedFilesNotification.type, {
-            watchers: [{ globPattern: '**/*.{blueprint,connector}.{json,jsonc}' }, { globPattern: '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}' }, { globPattern: '**/{mcp.json,.mcp.json}' }, { globPattern: '**/*.jsonl' }, { globPattern: '**/.toolpin/policy.jsonc' }],
-          })
-          .catch((error: unknown) => connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`));
-      }
-      await scan();
-      diagnostics.revalidateAll();
-      status.schedule();
-    })().catch((error: unknown) => {
-      connection.console.error(`toolpin: start-up failed: ${String(error)}`);
-      // Documents held back for the scan are checked with what is known rather than never.
-      void workspace.setFolders(folders, 0).then(() => diagnostics.revalidateAll());
-    });
-    if (supportsFolderChanges) connection.workspace.onDidChangeWorkspaceFolders((event) => {
-      const removed = new Set(event.removed.map((folder) => uriToPath(folder.uri)));
-      folders = [...folders.filter((folder) => !removed.has(folder)), ...event.added.map((folder) => uriToPath(folder.uri))];
-      void scan().then(() => diagnostics.revalidateAll());
-    });
-  });
-
-  connection.onDidChangeConfiguration((change) => {
-    const pushed = (change.settings as { toolpin?: unknown } | undefined)?.toolpin;
-    const before = JSON.stringify(settings().verify);
-    void (async () => {
-      if (pushed) settingsStore.pushed(pushed);
-      await settingsStore.reload();
-      if (JSON.stringify(settings().verify) !== before) {
-        // Timeouts, TTLs and concurrency live in the inventory: start a fresh one.
-        const old = inventory;
-        inventory = makeInventory();
-        await old.dispose();
-      }
-      workspace.settingsChanged();
-      diagnostics.revalidateAll();
-    })();
-  });
-
-  connection.onDidChangeWatchedFiles((params) => {
-    for (const change of params.changes) {
-      if (change.uri.endsWith('.jsonl')) void history.update();
-      else void workspace.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted);
+    void runSafe(logger, 'start-up', undefined, undefined, () => onInitialized(connection, context, features));
+    if (context.abilities.supportsFolderChanges) {
+      connection.workspace.onDidChangeWorkspaceFolders((event) => {
+        void runSafe(logger, 'workspace folder change', undefined, undefined, async () => {
+          const removed = new Set(event.removed.map((folder) => uriToPath(folder.uri)));
+          context.folders = [...context.folders.filter((folder) => !removed.has(folder)), ...event.added.map((folder) => uriToPath(folder.uri))];
+          await context.scan(features.history);
+          features.diagnostics.revalidateAll();
+        });
+      });
     }
   });
-
-  connection.onNotification(DidChangeTrustNotification, (params) => {
-    clientTrust = params.trusted;
-    void workspace.trustChanged();
+  connection.onDidChangeConfiguration((change) => {
+    const received: unknown = change.settings;
+    const pushed: unknown = typeof received === 'object' && received !== null ? Reflect.get(received, 'toolpin') : undefined;
+    const before = JSON.stringify(context.settings.current().verify);
+    void runSafe(logger, 'settings change', undefined, undefined, async () => {
+      if (pushed) context.settings.pushed(pushed);
+      await context.settings.reload();
+      // Timeouts, TTLs and concurrency live in the listing source: start a fresh one.
+      if (JSON.stringify(context.settings.current().verify) !== before) await context.replaceListingSource();
+      workspace.settingsChanged();
+      features.diagnostics.revalidateAll();
+    });
   });
-
+  connection.onDidChangeWatchedFiles((params) => void runSafe(logger, 'watched files', undefined, undefined, () => onWatchedFiles(context, features.history, params)));
+  connection.onNotification(DidChangeTrustNotification, (params) => {
+    void runSafe(logger, 'toolpin/didChangeTrust', undefined, undefined, async () => {
+      context.trust.clientSays(params.trusted);
+      await workspace.trustChanged();
+    });
+  });
   connection.onRequest(RefreshRequest, (params, token) =>
-    runSafe(connection.console, 'toolpin/refresh', token, undefined, async () => {
+    runSafe(logger, 'toolpin/refresh', token, undefined, async () => {
       // A refresh also re-reads the trust record, so `toolpin trust` takes effect without a restart.
-      await readRecordedTrust();
+      await context.trust.readRecorded(context.folders);
       await workspace.refresh(params.servers);
     }),
   );
-  connection.onRequest(ClearCacheRequest, (token) =>
-    runSafe(connection.console, 'toolpin/clearCache', token, undefined, async () => {
-      await workspace.clearListings();
-    }),
-  );
-
+  connection.onRequest(ClearCacheRequest, (token) => runSafe(logger, 'toolpin/clearCache', token, undefined, () => workspace.clearListings()));
   connection.onRequest(ServerInfoRequest, (token) =>
-    runSafe(connection.console, 'toolpin/serverInfo', token, { version: TOOLPIN_VERSION, problemCodes: [] }, () => ({
+    runSafe(logger, 'toolpin/serverInfo', token, { version: TOOLPIN_VERSION, problemCodes: [] }, () => ({
       version: TOOLPIN_VERSION,
       problemCodes: Object.entries(PROBLEM_CODES).map(([code, info]) => ({ code, severity: info.severity, title: info.title })),
     })),
@@ -254,15 +310,12 @@ export function startServer(connection: Connection, runtime: ServerRuntime = nod
   // Stale listings (TTL expired) are fetched again in the background, and their documents
   // re-checked, the same way as any other arrival; shutdown ends the re-check.
   const staleCheck = workspace.watchStaleListings();
-
   connection.onShutdown(async () => {
     staleCheck.dispose();
-    history.dispose();
-    await inventory.dispose();
+    features.history.dispose();
+    await context.listings.dispose();
   });
-  connection.onExit(() => {
-    void inventory.dispose();
-  });
+  connection.onExit(() => void context.listings.dispose());
 
   documents.listen(connection);
   connection.listen();

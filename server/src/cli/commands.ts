@@ -5,9 +5,6 @@
  * `toolpin hash` starts about as fast as Node itself. dist/commands.js is also the editor's
  * language server: VS Code starts `dist/cli.js lsp --node-ipc`, other editors `toolpin lsp --stdio`.
  */
-import { Console } from 'node:console';
-import { createConnection, IPCMessageReader, IPCMessageWriter, ProposedFeatures } from 'vscode-languageserver/node';
-import { startServer } from '../server';
 
 export { checkCommand, checkWorkspaceFolder } from './checkCommand';
 export { historyCommand } from './historyCommand';
@@ -15,23 +12,6 @@ export { pinCommand } from './pinCommand';
 export { trustCommand } from './trustCommand';
 export { useWorkspaceSourceNames } from '../io/sourceNamesFile';
 
-/**
- * Starts the language server on the transport named on the command line. The transport is passed
- * to `createConnection` explicitly, not left to its own scan of `process.argv`, so what `toolpin
- * lsp` accepts is exactly what its usage says. (vscode-languageserver still reads
- * `--clientProcessId` from the command line, to exit when the editor is gone.)
- */
-export function startLanguageServer(transport: 'stdio' | 'node-ipc'): void {
-  if (transport === 'node-ipc') {
-    startServer(createConnection(ProposedFeatures.all, new IPCMessageReader(process), new IPCMessageWriter(process)));
-    return;
-  }
-  // Standard output carries the protocol: a line some library printed with console.log would
-  // corrupt it, so the console writes to standard error instead, which clients show as the log.
-  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
-  for (const method of ['log', 'info', 'debug', 'dir', 'dirxml', 'table'] as const) {
-    (console as unknown as Record<string, unknown>)[method] = toStderr[method].bind(toStderr);
-  }
-  startServer(createConnection(ProposedFeatures.all, process.stdin, process.stdout));
-}
+/** The language server's process entry (server/src/main.ts): `toolpin lsp`. */
+export { startLanguageServer } from '../main';
 export { endProcessTreesOnSignals } from '../mcp/processTree';

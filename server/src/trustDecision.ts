@@ -1,0 +1,50 @@
+/**
+ * The language server's trust decision: whether a server definition may be contacted, from what
+ * the client said about workspace trust and what the user recorded with `toolpin trust`. The
+ * decision itself is the core's (core/trust.ts); this module holds the state it is made from.
+ *
+ * Contract:
+ * - the `toolpin.servers` setting is the user's own word, not a repository's: its servers are
+ *   trusted unless the client says the workspace is not;
+ * - a definition whose folder is not a workspace folder (a lone file) is never trusted;
+ * - VS Code says true or false (workspace trust) and that decides; a client that says nothing
+ *   trusts only folders recorded with `toolpin trust`, read at start-up, on folder changes and on
+ *   every refresh (so `toolpin trust` takes effect without a restart).
+ */
+import { decideTrust, type FolderTrust, type TrustVerdict } from './core/trust';
+import type { ServerDefinition } from './core/verify/registry';
+import type { TrustStore } from './io/trustStore';
+
+export class ServerTrust {
+  /** What the client said (VS Code: workspace trust); undefined when it said nothing. */
+  private client: boolean | undefined;
+  private recorded = new Map<string, FolderTrust>();
+
+  constructor(
+    private readonly store: TrustStore,
+    private readonly isWorkspaceFolder: (folder: string) => boolean,
+  ) {}
+
+  /** The client's word on trust, from the initialization options or a trust notification. */
+  clientSays(trusted: boolean | undefined): void {
+    this.client = trusted;
+  }
+
+  /** Reads what `toolpin trust` recorded for the workspace folders. */
+  async readRecorded(folders: readonly string[]): Promise<void> {
+    const next = new Map<string, FolderTrust>();
+    for (const folder of folders) next.set(folder, await this.store.folderTrust(folder, `run \`toolpin trust ${folder}\` to trust it`));
+    this.recorded = next;
+  }
+
+  /** The trust that covers a server definition (see the contract above). */
+  decide(definition: ServerDefinition): TrustVerdict {
+    if (definition.origin.kind === 'user-setting') return this.client === false ? decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code' }) : { trusted: true };
+    if (!this.isWorkspaceFolder(definition.cwd)) {
+      return decideTrust(definition, { kind: 'untrusted', howToTrust: 'a file outside every workspace folder is never trusted; open its folder and trust it' });
+    }
+    if (this.client === true) return { trusted: true };
+    if (this.client === false) return decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code to verify its pins' });
+    return decideTrust(definition, this.recorded.get(definition.cwd) ?? { kind: 'untrusted', howToTrust: `run \`toolpin trust ${definition.cwd}\` to trust it` });
+  }
+}
