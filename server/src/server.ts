@@ -199,7 +199,7 @@ function registerFeatures(connection: Connection, documents: TextDocuments<TextD
   registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => context.abilities.canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles }));
   const status = registerStatus(connection, workspace, diagnostics, runtime);
-  const history = registerHistory(connection, workspace, context.settings);
+  const history = registerHistory(connection, workspace, context.settings, runtime);
   workspace.onDidChange(() => history.listingsChanged());
   return { diagnostics, status, history };
 }

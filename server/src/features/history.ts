@@ -23,6 +23,7 @@ import {
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { findLogFiles, LogSet } from '../history/logReader';
 import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, LocateStepRequest } from '../protocol';
+import type { ServerRuntime } from '../runtime';
 import type { SettingsView } from '../settings';
 import { runSafe } from '../util/runSafe';
 import { spanToRange } from '../util/toLsp';
@@ -41,7 +42,7 @@ export interface HistoryFeature {
   dispose(): void;
 }
 
-export function registerHistory(connection: Connection, workspace: LiveWorkspace, settings: SettingsView): HistoryFeature {
+export function registerHistory(connection: Connection, workspace: LiveWorkspace, settings: SettingsView, runtime: Pick<ServerRuntime, 'setTimeout'>): HistoryFeature {
   let folders: string[] = [];
   const model = new HistoryModel();
   const discover = async (): Promise<string[]> => {
@@ -72,8 +73,14 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
     return updating;
   };
 
-  const timer = setInterval(() => void update(), POLL_MS);
-  timer.unref();
+  // Logs a watcher does not report (a glob outside `**/*.jsonl`, a client that cannot watch) are
+  // still read: one re-armed runtime timer, which never keeps the process alive and ends on dispose.
+  let disposed = false;
+  let timer = runtime.setTimeout(function poll() {
+    void update().finally(() => {
+      if (!disposed) timer = runtime.setTimeout(poll, POLL_MS);
+    });
+  }, POLL_MS);
 
   /** Blueprints of the workspace, for pins and for locating steps. */
   const blueprints = (): Array<{ model: BlueprintModel; file: string }> =>
@@ -140,6 +147,9 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
       void update();
     },
     listingsChanged: notify,
-    dispose: () => clearInterval(timer),
+    dispose: () => {
+      disposed = true;
+      timer.dispose();
+    },
   };
 }
