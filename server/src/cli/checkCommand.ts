@@ -14,7 +14,8 @@ import type { ServerDefinition } from '../core/verify/registry';
 import type { TrustVerdict } from '../core/trust';
 import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report/report';
 import { toMarkdown } from '../core/report/markdownReport';
-import { errorCode, nodeFileSystem } from '../engine/nodeFileSystem';
+import { errorCode } from '../core/json/values';
+import { nodeFileSystem } from '../engine/nodeFileSystem';
 import { type CheckedDocument, type CheckIssue, checkWorkspace, type ListingProgress, type WorkspaceCheck } from '../engine/workspaceCheck';
 import { terminalSafe } from '../core/report/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
@@ -37,7 +38,7 @@ export async function checkWorkspaceFolder(io: CliIo, command: string, workspace
     io.stderr(`toolpin ${command}: the workspace folder ${workspace} is not a folder\n`);
   } catch (error) {
     const code = errorCode(error);
-    io.stderr(`toolpin ${command}: the workspace folder ${workspace} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(error)})`}\n`);
+    io.stderr(`toolpin ${command}: the workspace folder ${workspace} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${String(code ?? error)})`}\n`);
   }
   return false;
 }
@@ -151,11 +152,17 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
 function terminalProgress(io: CliIo, total: number): ListingProgress {
   let done = 0;
   const started = Date.now();
-  const ticker = setInterval(() => io.stderr(`\rtoolpin: listing tools of ${total} server(s)… ${done}/${total} done, ${Math.round((Date.now() - started) / 1000)} s`), 1000);
+  // A one-shot timer re-armed after each line, ended by finish (no interval to outlive it).
+  let ticker: NodeJS.Timeout | undefined;
+  const tick = (): void => {
+    io.stderr(`\rtoolpin: listing tools of ${total} server(s)… ${done}/${total} done, ${Math.round((Date.now() - started) / 1000)} s`);
+    ticker = setTimeout(tick, 1000);
+  };
+  ticker = setTimeout(tick, 1000);
   return {
     settled: () => void done++,
     finish: () => {
-      clearInterval(ticker);
+      clearTimeout(ticker);
       io.stderr('\r\x1b[K');
     },
   };
@@ -190,7 +197,7 @@ export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number>
       await writeFile(target, `${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`, 'utf8');
     } catch (error) {
       // A CI job that asked for SARIF and gets none must not pass: 0 becomes 2, a failure stays.
-      io.stderr(`toolpin check: cannot write ${args.sarifFile}: ${errorCode(error) ?? String(error)}\n`);
+      io.stderr(`toolpin check: cannot write ${args.sarifFile}: ${String(errorCode(error) ?? error)}\n`);
       if (status === 0) status = 2;
     }
   }

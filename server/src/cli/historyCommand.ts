@@ -55,7 +55,7 @@ import { isParsedPin, parsePin } from '../core/pins/pins';
 import type { ServerDefinition } from '../core/verify/registry';
 import { ensureListings, readDocuments, registryOfFolder } from '../engine/workspaceCheck';
 import { fileKind, findLogFiles, isGlob, LogSet, splitGlob } from '../history/logReader';
-import { asError, errorCode } from '../engine/nodeFileSystem';
+import { errorCode, errorMessage } from '../core/json/values';
 import { createCliInventory } from './checkCommand';
 import { cliTrust } from './trust';
 import { type CliIo, readIfPresent } from './io';
@@ -117,7 +117,7 @@ async function statTarget(target: string): Promise<{ files: string[]; unreadable
     if (!info.isFile()) return { files: [], unreadable: `not a regular file (${fileKind(info)}); skipped` };
     return { files: [target] };
   } catch (error) {
-    return { files: [], unreadable: errorCode(error) ?? String(error) };
+    return { files: [], unreadable: String(errorCode(error) ?? error) };
   }
 }
 
@@ -236,7 +236,7 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
       for await (const execution of logs.streamExecutions(key.summary)) executions.push(execution);
       all.set(keyId(key.summary), executions);
     } catch (error) {
-      io.stderr(`toolpin history: cannot re-read executions of ${key.summary.tool} at ${key.summary.schemaHash}: ${asError(error).message}\n`);
+      io.stderr(`toolpin history: cannot re-read executions of ${key.summary.tool} at ${key.summary.schemaHash}: ${errorMessage(error)}\n`);
       couldNotRead = true;
     }
   }

@@ -31,7 +31,7 @@ import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type Se
 import type { Problem } from '../core/problems';
 import { terminalSafe } from '../core/report/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
-import { asError } from '../engine/nodeFileSystem';
+import { errorMessage } from '../core/json/values';
 import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
 import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
 import { type CliIo, readIfPresent } from './io';
@@ -283,7 +283,7 @@ async function writeDocument(
       try {
         current = await readFile(document.path, 'utf8');
       } catch (error) {
-        io.stderr(`toolpin pin: ${document.display} could not be read again before writing (${asError(error).message}); nothing written to it\n`);
+        io.stderr(`toolpin pin: ${document.display} could not be read again before writing (${errorMessage(error)}); nothing written to it\n`);
         outcome.notWritten += shownCount;
         return;
       }
@@ -337,7 +337,7 @@ async function writeDocument(
       outcome.removed += removed;
     });
   } catch (error) {
-    const reason = error instanceof FileLockTimeout ? error.message : `${document.display} could not be written: ${asError(error).message}`;
+    const reason = error instanceof FileLockTimeout ? error.message : `${document.display} could not be written: ${errorMessage(error)}`;
     io.stderr(`toolpin pin: ${reason}; nothing written to ${document.display}\n`);
     outcome.notWritten += shownCount;
   }

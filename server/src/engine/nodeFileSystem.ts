@@ -4,6 +4,7 @@
  * files honoured, alike for the language server and `toolpin check`.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { errorCode } from '../core/json/values';
 import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
 import type { WorkspaceFileSystem } from './liveWorkspace';
 
@@ -24,17 +25,6 @@ export const nodeFileSystem: WorkspaceFileSystem = {
   },
   findDocuments: (folder, limit) => findFiles(folder, { match: isDocumentName, accept: acceptDocument, gitignore: true, limit }),
 };
-
-/** The `code` of a Node system error (`ENOENT`, `EACCES`, …), when the error carries one. */
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
-}
-
-/** A thrown value as an Error, for messages. */
-export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
 
 /** A path that could not be searched, and why (a system error code or message). */
 export interface UnreadablePath {
@@ -57,7 +47,7 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
       info = await stat(target);
     } catch (error) {
       const code = errorCode(error);
-      unreadable.push({ path: target, reason: code === 'ENOENT' ? 'ENOENT (no such file or folder)' : (code ?? String(error)) });
+      unreadable.push({ path: target, reason: code === 'ENOENT' ? 'ENOENT (no such file or folder)' : String(code ?? error) });
       continue;
     }
     if (!info.isDirectory()) {

@@ -22,7 +22,8 @@ import type { Problem } from '../core/problems';
 import type { ServerDefinition, ServerRegistry, VariableContext } from '../core/verify/registry';
 import type { VerificationResult } from '../core/verify/verify';
 import type { ListingSource } from './listingSource';
-import { asError, findDocuments, type UnreadablePath } from './nodeFileSystem';
+import { errorMessage } from '../core/json/values';
+import { findDocuments, type UnreadablePath } from './nodeFileSystem';
 import { PinStoreReader } from './pinStore';
 import { type PolicyFile, PolicyReader } from './policyFile';
 import { type AnalyzedDocument, definitionsNeeded, listingsFrom, NOT_LISTED, OFFLINE, readFolderInputs, verifyDocument } from './verifyWorkspace';
@@ -103,14 +104,14 @@ export async function readDocuments(roots: readonly string[], files: Pick<CheckF
   const { files: found, unreadable } = await findDocuments(roots);
   const issues: CheckIssue[] = unreadable.map((missing) => ({ kind: 'unreadable', ...missing }));
   if (found.length === 0 && unreadable.length < roots.length) issues.push({ kind: 'nothing-found' });
-  const texts = new Map<string, string | Error>();
+  const texts = new Map<string, string | { readonly failed: string }>();
   const queue = found.filter((file) => documentKindOf(file));
   const readers = Array.from({ length: Math.min(16, queue.length) }, async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
       try {
         texts.set(file, await files.readFile(file));
       } catch (error) {
-        texts.set(file, asError(error));
+        texts.set(file, { failed: errorMessage(error) });
       }
     }
   });
@@ -123,8 +124,8 @@ export async function readDocuments(roots: readonly string[], files: Pick<CheckF
       continue;
     }
     const text = texts.get(file);
-    if (text === undefined || text instanceof Error) {
-      issues.push({ kind: 'read-failed', path: file, message: text?.message ?? 'unknown error' });
+    if (typeof text !== 'string') {
+      issues.push({ kind: 'read-failed', path: file, message: text?.failed ?? 'unknown error' });
       continue;
     }
     documents.push({ path: file, ...analyzeDocument(kind, text, file), text });
