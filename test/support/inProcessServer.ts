@@ -16,9 +16,9 @@
  * `processId` at initialize (it starts a watchdog interval that is never cleared). `stop()` sends
  * `shutdown` only and then disposes both ends.
  *
- * Known limit: `startServer` registers a process-wide unhandledRejection listener on every call,
- * so a stray rejection in a test file that starts these servers is logged to the server's console
- * (see `logs`) rather than failing the run, and many servers in one file add many listeners.
+ * `startServer` registers no process-wide listener (the unhandledRejection handler belongs to the
+ * process entry, server/src/main.ts), so a stray rejection in a test file that starts these
+ * servers fails the run as any other would, however many servers the file starts.
  */
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
