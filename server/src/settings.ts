@@ -59,6 +59,12 @@ export const settingsSchema = section({
     /** Globs (relative to each workspace folder) of dispatch-history logs; never in node_modules (resource-scoped). */
     logGlobs: z.array(z.string()).catch(() => ['**/*.events.jsonl']),
   }),
+  sources: section({
+    /** Modules re-exporting `defineConnector` ("module" or "module#name"), besides the built-in one (resource-scoped). */
+    connectorFunctions: z.array(z.string().min(1)).catch(() => []),
+    /** Modules re-exporting `mcpInvoke$` ("module" or "module#name"), besides the built-in one (resource-scoped). */
+    invokeFunctions: z.array(z.string().min(1)).catch(() => []),
+  }),
 });
 
 export type ToolpinSettings = z.output<typeof settingsSchema>;
@@ -71,11 +77,16 @@ export function parseSettings(received: unknown): ToolpinSettings {
 export const DEFAULT_SETTINGS: ToolpinSettings = parseSettings(undefined);
 
 /** The settings package.json declares `"scope": "resource"`: read per workspace folder. */
-export const RESOURCE_SCOPED = ['validate.enable', 'history.logGlobs'] as const;
+export const RESOURCE_SCOPED = ['validate.enable', 'history.logGlobs', 'sources.connectorFunctions', 'sources.invokeFunctions'] as const;
 
 /** The resource-scoped values of `folder` over the server-wide `global` ones. */
 function withResourceValues(global: ToolpinSettings, folder: ToolpinSettings): ToolpinSettings {
-  return { ...global, validate: { ...global.validate, enable: folder.validate.enable }, history: { ...global.history, logGlobs: folder.history.logGlobs } };
+  return {
+    ...global,
+    validate: { ...global.validate, enable: folder.validate.enable },
+    history: { ...global.history, logGlobs: folder.history.logGlobs },
+    sources: folder.sources,
+  };
 }
 
 /** What the settings features read: the server-wide values, and a folder's resource-scoped ones. */

@@ -69,12 +69,14 @@ test('an ill-typed value falls back to its own default and keeps its neighbours'
     workspaceScan: 'off',
     servers: ['not', 'an', 'object'],
     history: { logGlobs: ['logs/**/*.jsonl', 3] },
+    sources: { connectorFunctions: ['@acme/platform', ''], invokeFunctions: ['@acme/platform#step'] },
   });
   assert.deepEqual(parsed.validate, { enable: true, debounceMs: 50 });
   assert.deepEqual(parsed.verify, { enable: false, requestTimeoutMs: 10_000, minTtlSeconds: 30, ttlSeconds: 60, concurrency: 4 });
   assert.deepEqual(parsed.workspaceScan, DEFAULT_SETTINGS.workspaceScan);
   assert.deepEqual(parsed.servers, {});
   assert.deepEqual(parsed.history.logGlobs, ['**/*.events.jsonl']);
+  assert.deepEqual(parsed.sources, { connectorFunctions: [], invokeFunctions: ['@acme/platform#step'] }, 'an empty module name is ill-typed');
   for (const garbage of [null, 42, 'toolpin', [], { validate: null }]) assert.deepEqual(parseSettings(garbage), DEFAULT_SETTINGS, JSON.stringify(garbage));
 });
 
