@@ -22,7 +22,7 @@ import type { StatusParams } from '../protocol';
 import type { SettingsView } from '../settings';
 import type { ServerRuntime, Timer } from '../runtime';
 import { redactKnownSecretsDeep } from '../mcp/credentials';
-import { runSafe } from '../util/runSafe';
+import { logSafely, notifySafely, runSafe } from '../util/runSafe';
 import { problemToDiagnostic } from '../util/toLsp';
 import { pathToUri, uriToPath } from '../util/uris';
 
@@ -73,7 +73,7 @@ export function registerDiagnostics(
     const scanned = !open && settings.current().workspaceScan.enable && text !== undefined;
     if (!open && !scanned) {
       const hadCounts = counts.delete(uri);
-      if (shown.delete(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
+      if (shown.delete(uri)) notifySafely(() => connection.sendDiagnostics({ uri, diagnostics: [] }));
       if (hadCounts) announce(uri);
       return;
     }
@@ -105,7 +105,7 @@ export function registerDiagnostics(
     if (diagnostics.length > 0) shown.add(uri);
     else shown.delete(uri);
     counts.set(uri, pins);
-    void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics });
+    notifySafely(() => connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }));
     announce(uri);
     // The edited connector's servers serve the blueprints of its folder: their verdicts may change.
     if (editedConnectors.delete(uri)) {
@@ -115,7 +115,7 @@ export function registerDiagnostics(
   };
 
   const publishSafely = (uri: string): void => {
-    publish(uri).catch((error: unknown) => connection.console.error(`toolpin: publishing ${uri} failed: ${String(error)}`));
+    publish(uri).catch((error: unknown) => logSafely(connection.console, `toolpin: publishing ${uri} failed: ${String(error)}`));
   };
 
   const schedule = (uri: string, delay: number): void => {
@@ -138,7 +138,7 @@ export function registerDiagnostics(
     pending.delete(event.document.uri);
     const file = uriToPath(event.document.uri);
     if (!documentKindOf(file)) return;
-    void workspace.closeDocument(file).then(() => publishSafely(event.document.uri), (error: unknown) => connection.console.error(`toolpin: closing ${file} failed: ${String(error)}`));
+    void workspace.closeDocument(file).then(() => publishSafely(event.document.uri), (error: unknown) => logSafely(connection.console, `toolpin: closing ${file} failed: ${String(error)}`));
   });
   workspace.onDidChange((paths) => {
     for (const file of paths) schedule(pathToUri(file), 0);

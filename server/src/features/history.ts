@@ -25,7 +25,7 @@ import { findLogFiles, LogSet } from '../history/logReader';
 import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, LocateStepRequest } from '../protocol';
 import type { ServerRuntime } from '../runtime';
 import type { SettingsView } from '../settings';
-import { runSafe } from '../util/runSafe';
+import { logSafely, notifySafely, runSafe } from '../util/runSafe';
 import { spanToRange } from '../util/toLsp';
 import { pathToUri } from '../util/uris';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -58,7 +58,7 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
   const logs = new LogSet(model, discover, idOf);
   let updating: Promise<void> | undefined;
 
-  const notify = (): void => void connection.sendNotification(HistoryChangedNotification, { logs: logs.files().length });
+  const notify = (): void => notifySafely(() => connection.sendNotification(HistoryChangedNotification, { logs: logs.files().length }));
 
   const update = (): Promise<void> => {
     updating ??= (async () => {
@@ -66,7 +66,7 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
       const result = await logs.update();
       if (result.bytesRead > 0 || result.resets.length > 0 || result.removed.length > 0 || logs.files().length !== before) notify();
     })()
-      .catch((error: unknown) => connection.console.error(`toolpin: reading dispatch logs failed: ${String(error)}`))
+      .catch((error: unknown) => logSafely(connection.console, `toolpin: reading dispatch logs failed: ${String(error)}`))
       .finally(() => {
         updating = undefined;
       });

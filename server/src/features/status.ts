@@ -11,7 +11,7 @@ import type { Connection } from 'vscode-languageserver';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { type ServerStatus, StatusNotification, type StatusParams } from '../protocol';
 import type { ServerRuntime, Timer } from '../runtime';
-import { runSafe } from '../util/runSafe';
+import { notifySafely, runSafe } from '../util/runSafe';
 import { type DiagnosticsFeature, emptyPinCounts, type PinCounts } from './diagnostics';
 
 /**
@@ -56,7 +56,7 @@ export function registerStatus(connection: Connection, workspace: LiveWorkspace,
     const text = JSON.stringify(status);
     if (text === last) return;
     last = text;
-    void connection.sendNotification(StatusNotification, status);
+    notifySafely(() => connection.sendNotification(StatusNotification, status));
   };
   const schedule = (): void => {
     timer?.dispose();

@@ -26,7 +26,7 @@ export async function runSafe<T>(
     if (token?.isCancellationRequested) return cancelled();
     return result;
   } catch (error) {
-    logger.error(`toolpin: ${what} failed: ${describe(error)}`);
+    logSafely(logger, `toolpin: ${what} failed: ${describe(error)}`);
     return fallback;
   }
 }
@@ -36,10 +36,36 @@ export function runSafeVoid(logger: Logger, what: string, work: () => void): voi
   try {
     work();
   } catch (error) {
-    logger.error(`toolpin: ${what} failed: ${describe(error)}`);
+    logSafely(logger, `toolpin: ${what} failed: ${describe(error)}`);
   }
 }
 
 function cancelled(): ResponseError<void> {
   return new ResponseError(LSPErrorCodes.RequestCancelled, 'request cancelled');
+}
+
+/**
+ * Logs an error; a logger that cannot log (the connection's console once the connection is
+ * disposed throws) never turns the failure being reported into another one.
+ */
+export function logSafely(logger: Logger, message: string): void {
+  try {
+    logger.error(message);
+  } catch {
+    // No client is left to read it.
+  }
+}
+
+/**
+ * Sends a notification without waiting for it. Sending fails only when the connection is closing
+ * or closed (a publication racing shutdown; the connection then throws at once or rejects), and
+ * then there is no client left to tell: the failure is dropped here instead of becoming an
+ * uncaught exception or an unhandled rejection.
+ */
+export function notifySafely(send: () => Promise<void>): void {
+  try {
+    send().catch(() => undefined);
+  } catch {
+    // The connection is disposed: nobody to notify.
+  }
 }
