@@ -154,6 +154,18 @@ describe('re-analysis after an edit', () => {
     );
   });
 
+  test('problems at one offset keep the whole-file order (found by the property: TP200 before TP206)', () => {
+    const repeated = (tool: string): StepSpec => ({ id: 'repair', effect: 'mcp.invoke', tool, pin: '', channel: undefined, argument: 'hello', comment: false, extraKey: false });
+    const before = blueprintText([repeated('echo'), repeated('add')], false);
+    // Breaking the key "toolName" anchors the missing-pin problem (TP206) at the step id, where TP200 is too.
+    const at = before.lastIndexOf('"toolName"') + 1;
+    const after = `${before.slice(0, at)}x${before.slice(at)}`;
+    const actual = reanalyzeBlueprint(before, analyzeBlueprint(before), after);
+    assert.ok(actual, 'the edit is inside one step');
+    assert.deepStrictEqual(actual.problems, analyzeBlueprint(after).problems);
+    assert.deepStrictEqual(actual.problems.filter((found) => found.code === 'TP200' || found.code === 'TP206').map((found) => found.code), ['TP206', 'TP200', 'TP206']);
+  });
+
   test('declines an edit that touches a step boundary or breaks the syntax', () => {
     const text = blueprintText([{ id: 'a', effect: 'mcp.invoke', tool: 'echo', pin: PINS[0]!, channel: undefined, argument: 'hello', comment: false, extraKey: false }], false);
     const open = text.indexOf('{ "id"');

@@ -69,6 +69,29 @@ const CHUNK = 4096;
  */
 const CROSS_STEP_CODES: ReadonlySet<string> = new Set(['TP200', 'TP201', 'TP202', 'TP203']);
 
+/** The pass of analyzeBlueprint that reports a code, in the order the passes run. */
+function passOf(code: string): number {
+  switch (code) {
+    case 'TP100':
+    case 'TP101':
+      return 0;
+    case 'TP200':
+      return 2;
+    case 'TP201':
+    case 'TP202':
+    case 'TP203':
+      return 3;
+    case 'TP204':
+    case 'TP206':
+      return 4;
+    case 'TP205':
+    case 'TP207':
+      return 5;
+    default:
+      return 1;
+  }
+}
+
 /** The analysis of `next`, reusing `previous` (the analysis of `previousText`); see the contract above. */
 export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnalysis, next: string): BlueprintAnalysis | undefined {
   if (previous.problems.some((found) => found.code === 'TP100' || found.code === 'TP106')) return undefined;
@@ -124,7 +147,9 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
     else problems.push(found);
   }
   problems.push(...stepProblems, ...checkUniqueStepIds(model), ...checkChannels(model));
-  problems.sort((a, b) => a.span.offset - b.span.offset);
+  // The whole-file analysis sorts by offset a list made in a fixed order of passes (parse, shape,
+  // then the meaning checks one after another); problems at one offset keep that order here too.
+  problems.sort((a, b) => a.span.offset - b.span.offset || passOf(a.code) - passOf(b.code));
   return { model, problems };
 }
 
