@@ -229,9 +229,14 @@ async function onInitialized(connection: Connection, context: ServerContext, fea
     if (context.abilities.canWatchFiles) {
       // A client that offered the capability may still refuse the registration; the scan must
       // run all the same, or every document would wait for it forever.
-      await connection.client
+      const watched = await connection.client
         .register(DidChangeWatchedFilesNotification.type, { watchers: WATCHED_FILES.map((globPattern) => ({ globPattern })) })
-        .catch((error: unknown) => connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`));
+        .then(() => true)
+        .catch((error: unknown) => {
+          connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`);
+          return false;
+        });
+      features.history.setFilesWatched(watched);
     }
     await context.scan(features.history);
     features.diagnostics.revalidateAll();
@@ -247,7 +252,11 @@ async function onInitialized(connection: Connection, context: ServerContext, fea
 /** Every change is handled at once, side by side; a failure of one is logged, not thrown. */
 async function onWatchedFiles(context: ServerContext, history: HistoryFeature, params: DidChangeWatchedFilesParams): Promise<void> {
   await Promise.all(
-    params.changes.map((change) => (change.uri.endsWith('.jsonl') ? history.update() : context.workspace.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted))),
+    params.changes.map((change) =>
+      change.uri.endsWith('.jsonl')
+        ? history.update({ rediscover: change.type !== FileChangeType.Changed, file: uriToPath(change.uri) })
+        : context.workspace.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted),
+    ),
   );
 }
 
@@ -283,6 +292,8 @@ export function startServer(connection: Connection, runtime: ServerRuntime): voi
       if (JSON.stringify(context.settings.current().verify) !== before) await context.replaceListingSource();
       workspace.settingsChanged();
       features.diagnostics.revalidateAll();
+      // history.logGlobs may have changed: look for logs again.
+      await features.history.settingsChanged();
     });
   });
   connection.onDidChangeWatchedFiles((params) => void runSafe(logger, 'watched files', undefined, undefined, () => onWatchedFiles(context, features.history, params)));

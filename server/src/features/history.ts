@@ -30,15 +30,25 @@ import { spanToRange } from '../util/toLsp';
 import { pathToUri } from '../util/uris';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 
+/** How often logs are looked at when no file watcher reports them (see `pollIfUnwatched`). */
 const POLL_MS = 2000;
+/** Every how many polls the folders are walked for new logs (the rest only read known logs). */
+const REDISCOVER_EVERY = 15;
 
 export interface HistoryFeature {
-  /** Re-reads the logs now (a watched file changed) and notifies the client when anything changed. */
-  update(): Promise<void>;
+  /**
+   * Reads what the logs gained and notifies the client when anything changed. A watched log that
+   * changed needs no walk of the folders (`rediscover: false`); a created or deleted one does.
+   */
+  update(options?: { readonly rediscover?: boolean; readonly file?: string }): Promise<void>;
+  /** Whether the client watches `**\/*.jsonl` for the server (decided once the registration is answered). */
+  setFilesWatched(watched: boolean): void;
   /** The folders changed: logs are discovered again. */
   setFolders(folders: readonly string[]): void;
   /** Listings changed: live statuses may differ. */
   listingsChanged(): void;
+  /** Settings changed: `history.logGlobs` may name other logs, and a glob a watcher misses needs the poll. */
+  settingsChanged(): Promise<void>;
   dispose(): void;
 }
 
@@ -57,15 +67,35 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
   };
   const logs = new LogSet(model, discover, idOf);
   let updating: Promise<void> | undefined;
+  let following: Promise<void> | undefined;
+  let rediscoverNext = true;
 
   const notify = (): void => notifySafely(() => connection.sendNotification(HistoryChangedNotification, { logs: logs.files().length }));
 
-  const update = (): Promise<void> => {
-    updating ??= (async () => {
-      const before = logs.files().length;
-      const result = await logs.update();
-      if (result.bytesRead > 0 || result.resets.length > 0 || result.removed.length > 0 || logs.files().length !== before) notify();
-    })()
+  /** One read of the logs (with a walk of the folders first when one was asked for). */
+  const readOnce = async (): Promise<void> => {
+    const rediscover = rediscoverNext;
+    rediscoverNext = false;
+    const before = logs.files().length;
+    const result = await logs.update({ rediscover });
+    if (result.bytesRead > 0 || result.resets.length > 0 || result.removed.length > 0 || logs.files().length !== before) notify();
+  };
+
+  /**
+   * Reads the logs; a call while a read runs gets one more read after it (which sees whatever that
+   * call was for), shared by every call that arrives meanwhile.
+   */
+  const update = (options: { readonly rediscover?: boolean; readonly file?: string } = {}): Promise<void> => {
+    // A change to a file that is not a known log may be a log created before the last walk.
+    if (options.rediscover !== false || (options.file !== undefined && !logs.files().includes(options.file))) rediscoverNext = true;
+    if (updating) {
+      following ??= updating.then(() => {
+        following = undefined;
+        return update({ rediscover: false });
+      });
+      return following;
+    }
+    updating = readOnce()
       .catch((error: unknown) => logSafely(connection.console, `toolpin: reading dispatch logs failed: ${String(error)}`))
       .finally(() => {
         updating = undefined;
@@ -73,14 +103,26 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
     return updating;
   };
 
-  // Logs a watcher does not report (a glob outside `**/*.jsonl`, a client that cannot watch) are
-  // still read: one re-armed runtime timer, which never keeps the process alive and ends on dispose.
+  // File events, not polling: where the client watches `**/*.jsonl` and every configured glob
+  // names .jsonl files, the logs are read only when an event says so. Otherwise (a client that
+  // cannot or will not watch, a glob a watcher does not cover) one re-armed runtime timer reads
+  // the known logs every 2 s and walks the folders for new ones every 30 s; it never keeps the
+  // process alive and ends on dispose.
+  let filesWatched = false;
   let disposed = false;
-  let timer = runtime.setTimeout(function poll() {
-    void update().finally(() => {
-      if (!disposed) timer = runtime.setTimeout(poll, POLL_MS);
-    });
-  }, POLL_MS);
+  let timer: { dispose(): void } | undefined;
+  let polls = 0;
+  const pollIfUnwatched = async (): Promise<void> => {
+    if (timer || disposed) return;
+    const globs = (await Promise.all(folders.map(async (folder) => (await settings.forFolder(folder)).history.logGlobs))).flat();
+    if (filesWatched && globs.every((glob) => glob.endsWith('.jsonl'))) return;
+    timer = runtime.setTimeout(function poll() {
+      polls++;
+      void update({ rediscover: polls % REDISCOVER_EVERY === 0 }).finally(() => {
+        if (!disposed) timer = runtime.setTimeout(poll, POLL_MS);
+      });
+    }, POLL_MS);
+  };
 
   /** Blueprints of the workspace, for pins and for locating steps. */
   const blueprints = (): Array<{ model: BlueprintModel; file: string }> =>
@@ -106,7 +148,7 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
 
   connection.onRequest(HistoryRequest, (params, token) =>
     runSafe<HistoryReport | null>(connection.console, 'toolpin/history', token, null, async () => {
-      await update();
+      await update({ rediscover: false });
       const pins = schemaPinsOf(blueprints());
       return historyReport(model, { staleOnly: params.staleOnly === true }, { pins, live: await liveSchemas(), logs: logs.files().map(idOf) });
     }),
@@ -129,7 +171,8 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
   connection.onRequest(LocateStepRequest, (params, token) =>
     runSafe(connection.console, 'toolpin/locateStep', token, null, () => {
       for (const { model: blueprint, file } of blueprints()) {
-        if (blueprint.name?.value !== params.blueprint) continue;
+        // A source module's mcpInvoke$ steps belong to no named blueprint: only their ids must match.
+        if (blueprint.name !== undefined && blueprint.name.value !== params.blueprint) continue;
         const step = blueprint.steps.find((candidate) => candidate.id?.value === params.stepId);
         if (!step?.id) continue;
         const text = workspace.text(file) ?? '';
@@ -142,14 +185,21 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
 
   return {
     update,
+    setFilesWatched: (watched) => {
+      filesWatched = watched;
+    },
     setFolders: (next) => {
       folders = [...next];
-      void update();
+      void update().then(() => pollIfUnwatched());
     },
     listingsChanged: notify,
+    settingsChanged: async () => {
+      await update();
+      await pollIfUnwatched();
+    },
     dispose: () => {
       disposed = true;
-      timer.dispose();
+      timer?.dispose();
     },
   };
 }

@@ -62,9 +62,17 @@ export class LogSet {
     return [...this.readers.keys()].sort();
   }
 
-  /** Rediscovers the logs and reads what each gained. Unreadable logs are reported, not fatal. */
-  async update(): Promise<LogSetUpdate> {
-    const files = [...new Set(await this.discover())].sort();
+  private discovered = false;
+
+  /**
+   * Reads what each log gained, and first looks for logs again (a walk of the folders) unless
+   * `rediscover` is false and the logs were discovered before: a file event for a known log needs
+   * no walk. Unreadable logs are reported, not fatal.
+   */
+  async update(options: { readonly rediscover?: boolean } = {}): Promise<LogSetUpdate> {
+    const rediscover = options.rediscover !== false || !this.discovered;
+    const files = rediscover ? [...new Set(await this.discover())].sort() : this.files();
+    this.discovered = true;
     const removed: string[] = [];
     for (const [file, reader] of this.readers) {
       if (!files.includes(file)) {
