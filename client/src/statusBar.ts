@@ -15,6 +15,13 @@ export const SHOW_PROBLEMS_COMMAND = 'toolpin.showProblems';
 
 /** The status bar text for a status; exported for tests. */
 export function statusText(status: StatusParams): { text: string; tooltip: string; warning: boolean } {
+  if (status.verification === 'off') {
+    return {
+      text: '$(pin) Toolpin: verification off',
+      tooltip: 'Toolpin: live verification is turned off (toolpin.verify.enable). Structure checks still run; no server is contacted and no pin is verified.',
+      warning: false,
+    };
+  }
   const reachable = status.servers.filter((server) => server.state === 'listed').length;
   const unreachable = status.servers.filter((server) => server.state === 'unavailable').length;
   const broken = status.pins.drifted + status.pins.missing;
@@ -23,7 +30,7 @@ export function statusText(status: StatusParams): { text: string; tooltip: strin
   else if (status.pins.verified > 0) parts.push(`$(check) ${status.pins.verified} verified`);
   const tooltip = [
     `Toolpin: ${status.pins.verified} verified, ${status.pins.drifted} drifted, ${status.pins.missing} missing, ${status.pins.cannotVerify + status.pins.ambiguous} unverified`,
-    ...status.servers.map((server) => `${server.name}: ${server.state === 'listed' ? `${server.tools} tools` : server.state === 'pending' ? 'listing…' : `cannot list — ${server.message ?? ''}`}`),
+    ...status.servers.map((server) => `${server.name}: ${server.state === 'listed' ? `${server.tools} tools` : server.state === 'pending' ? 'listing…' : server.state === 'off' ? 'not contacted (verification off)' : `cannot list — ${server.message ?? ''}`}`),
   ].join('\n');
   return { text: parts.join('  '), tooltip, warning: broken > 0 || unreachable > 0 };
 }

@@ -57,7 +57,8 @@ export const RepinEditsRequest = new RequestType<RepinEditsParams, RepinEditsRes
 /** One server's state, for status displays. */
 export interface ServerStatus {
   name: string;
-  state: 'listed' | 'pending' | 'unavailable';
+  /** `off`: live verification is turned off (`toolpin.verify.enable`), so the server is not contacted. */
+  state: 'listed' | 'pending' | 'unavailable' | 'off';
   tools: number | null;
   message: string | null;
   /** Milliseconds since the epoch of the last good listing. */
@@ -68,6 +69,8 @@ export interface ServerStatus {
 export interface StatusParams {
   servers: ServerStatus[];
   pins: { verified: number; drifted: number; missing: number; ambiguous: number; cannotVerify: number };
+  /** `off` when `toolpin.verify.enable` is false: pins get no verdict, and no problem, until it is turned on. */
+  verification: 'live' | 'off';
 }
 export const StatusNotification = new NotificationType<StatusParams>('toolpin/status');
 

@@ -27,7 +27,7 @@ import type { ParsedPin } from '../core/pins/pins';
 import type { ListingSource } from './listingSource';
 import { PinStoreReader } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
-import { type AnalyzedDocument, definitionsNeeded, listingsFrom, NOT_LIVE, readFolderInputs, verifyDocument } from './verifyWorkspace';
+import { type AnalyzedDocument, definitionsNeeded, listingsFrom, readFolderInputs, verifyDocument } from './verifyWorkspace';
 import { buildWorkspaceRegistry } from './workspaceRegistry';
 
 /** A pending timer; disposing it before it fires cancels it. */
@@ -299,22 +299,29 @@ export class LiveWorkspace {
     const folder = this.folderOf(file);
     const registry = await this.registry(folder);
     if (!state) return { verdicts: [], problems: [], registry };
+    // Verification turned off is a setting, not a problem of every pin: no verdict, no problem
+    // (the structure checks of the analysis still run, and status displays say it is off).
+    if (!this.options.liveEnabled()) return { verdicts: [], problems: [], registry };
     const document: AnalyzedDocument = { path: file, ...state.analysis };
     const inputs = await readFolderInputs(this.store, this.policies, folder, [document]);
     // Asked for only now, right before verifying: a listing that arrives (or fails) while the
     // store is read would otherwise be used by this very check instead of announced by onDidChange.
-    const live = this.options.liveEnabled();
-    if (live) this.request(definitionsNeeded([document], registry));
+    this.request(definitionsNeeded([document], registry));
     const source = this.options.inventory();
     const result = verifyDocument(document, {
       registry,
-      listingFor: live ? listingsFrom(source, PENDING) : () => NOT_LIVE,
+      listingFor: listingsFrom(source, PENDING),
       now: this.options.now(),
       pinnedContent: inputs.pinnedContent,
       fullDefinition: inputs.fullDefinition,
       policy: inputs.policy.policy,
     });
     return { ...result, registry };
+  }
+
+  /** Whether live verification runs (the `toolpin.verify.enable` setting). */
+  liveVerification(): boolean {
+    return this.options.liveEnabled();
   }
 
   /** The policy of a file's workspace folder (`.toolpin/policy.jsonc`), and its own problems. */

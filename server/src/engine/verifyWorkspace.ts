@@ -61,8 +61,6 @@ export const NOT_LISTED: ServerListing = { status: 'unavailable', reason: 'unrea
 /** What a server that was deliberately not contacted looks like (`toolpin check --offline`). */
 export const OFFLINE: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'offline (--offline): no server was contacted' };
 
-/** What a server looks like when live verification is turned off in the editor. */
-export const NOT_LIVE: ServerListing = { status: 'unavailable', reason: 'unreachable', message: 'live verification is turned off (toolpin.verify.enable)' };
 
 /** The listing verification sees for a definition: what the source holds now, else `absent`. */
 export function listingsFrom(source: ListingSource, absent: ServerListing): (definition: ServerDefinition) => ServerListing {

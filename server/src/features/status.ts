@@ -31,19 +31,20 @@ export async function computeStatus(workspace: LiveWorkspace, published: Readonl
     pins.cannotVerify += counts.cannotVerify;
   }
   const servers = new Map<string, ServerStatus>();
+  const live = workspace.liveVerification();
   for (const file of workspace.paths()) {
     for (const { definition, listing } of await workspace.servers(file)) {
       if (servers.has(definition.name)) continue;
       servers.set(definition.name, {
         name: definition.name,
-        state: !listing ? 'pending' : listing.status === 'listed' ? 'listed' : listing.status === 'pending' ? 'pending' : 'unavailable',
+        state: !live ? 'off' : !listing ? 'pending' : listing.status === 'listed' ? 'listed' : listing.status === 'pending' ? 'pending' : 'unavailable',
         tools: listing?.status === 'listed' ? listing.listing.tools.length : null,
         message: listing?.status === 'unavailable' ? listing.message : null,
         listedAt: listing?.status === 'listed' ? listing.listedAt : listing?.status === 'unavailable' ? (listing.lastGood?.listedAt ?? null) : null,
       });
     }
   }
-  return { servers: [...servers.values()].sort((a, b) => a.name.localeCompare(b.name)), pins };
+  return { servers: [...servers.values()].sort((a, b) => a.name.localeCompare(b.name)), pins, verification: live ? 'live' : 'off' };
 }
 
 export function registerStatus(connection: Connection, workspace: LiveWorkspace, diagnostics: DiagnosticsFeature, runtime: ServerRuntime): { schedule(): void } {
