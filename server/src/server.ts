@@ -26,6 +26,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { PROBLEM_CODES } from './core/problems';
 import type { ListingSource } from './engine/listingSource';
 import { LiveWorkspace } from './engine/liveWorkspace';
+import { sourceNamesFrom } from './core/documents/source/sourceNames';
 import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
 import { registerCodeLens } from './features/codeLens';
 import { registerCompletion } from './features/completion';
@@ -129,6 +130,11 @@ class ServerContext {
       userHome: os.homedir(),
       userServers: () => this.settings.current().servers,
       liveEnabled: () => this.settings.current().verify.enable,
+      sourceNamesFor: async (folder) => {
+        const { names, problems } = sourceNamesFrom((await this.settings.forFolder(folder)).sources);
+        for (const problem of problems) connection.console.warn(`toolpin: the setting toolpin.sources.${problem}; the entry is left out`);
+        return names;
+      },
       log: (line) => this.log(line),
       setTimeout: runtime.setTimeout,
     });
@@ -290,6 +296,8 @@ export function startServer(connection: Connection, runtime: ServerRuntime): voi
       await context.settings.reload();
       // Timeouts, TTLs and concurrency live in the listing source: start a fresh one.
       if (JSON.stringify(context.settings.current().verify) !== before) await context.replaceListingSource();
+      // Other names for the pin functions make other files documents: scan again.
+      if (await workspace.readSourceNames()) await context.scan(features.history);
       workspace.settingsChanged();
       features.diagnostics.revalidateAll();
       // history.logGlobs may have changed: look for logs again.

@@ -21,6 +21,7 @@
  */
 import * as path from 'node:path';
 import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf, reanalyzeDocument } from '../core/documents/documents';
+import { BUILT_IN_SOURCE_NAMES, type SourceNames, sourceNamesKey } from '../core/documents/source/sourceNames';
 import { type ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { ServerListing, VerificationResult } from '../core/verify/verify';
 import type { ParsedPin } from '../core/pins/pins';
@@ -42,7 +43,7 @@ export const STALE_CHECK_MS = 15_000;
 export interface WorkspaceFileSystem {
   readFile(file: string): Promise<string | undefined>;
   /** Toolpin documents under a folder (never inside node_modules or .git), at most `limit`. */
-  findDocuments(folder: string, limit: number): Promise<string[]>;
+  findDocuments(folder: string, limit: number, names?: SourceNames): Promise<string[]>;
   /** The file names in a folder, or undefined when it does not exist. */
   listFolder?(folder: string): Promise<string[] | undefined>;
 }
@@ -57,6 +58,11 @@ export interface LiveWorkspaceOptions {
   /** User-level servers (the `toolpin.servers` setting). */
   readonly userServers: () => unknown;
   /** Whether live verification runs at all (setting); when off, pins get no verdict. */
+  /**
+   * The names a folder's source files call their pin functions by (the `toolpin.sources.*`
+   * settings, resource-scoped); absent: the built-in ones.
+   */
+  readonly sourceNamesFor?: (folder: string) => Promise<SourceNames>;
   readonly liveEnabled: () => boolean;
   readonly log: (line: string) => void;
   /** One-shot timers (the runtime's), for the background re-check of stale listings. */
@@ -68,6 +74,8 @@ interface DocumentState {
   /** True while an editor holds the document; its text then wins over the disk. */
   open: boolean;
   analysis: DocumentAnalysis;
+  /** The source names the analysis was made with. */
+  names: SourceNames;
 }
 
 /** A server whose first listing is still being fetched: no verdict, no problem. */
@@ -76,6 +84,8 @@ const PENDING: ServerListing = { status: 'pending' };
 export class LiveWorkspace {
   private folders: string[] = [];
   private readonly documents = new Map<string, DocumentState>();
+  private readonly sourceNames = new Map<string, SourceNames>();
+  private readonly sourceNamesKeys = new Map<string, string>();
   private readonly registries = new Map<string, Promise<ServerRegistry>>();
   private readonly listeners: Array<(paths: string[]) => void> = [];
   private readonly requested = new Set<ServerDefinition>();
@@ -156,10 +166,11 @@ export class LiveWorkspace {
     this.registries.clear();
     this.beginScan();
     try {
+      await this.readSourceNames();
       let remaining = limit;
       for (const folder of this.folders) {
         if (remaining <= 0) break;
-        const found = await this.options.fileSystem.findDocuments(folder, remaining);
+        const found = await this.options.fileSystem.findDocuments(folder, remaining, this.namesOf(folder));
         remaining -= found.length;
         for (const file of found) if (!this.documents.has(file)) await this.loadFromDisk(file);
       }
@@ -182,14 +193,14 @@ export class LiveWorkspace {
       this.documents.delete(file);
       return;
     }
-    const analysis = analyzeDocument(kind, text, file);
+    const analysis = analyzeDocument(kind, text, file, this.namesOf(file));
     // A module without pins is not kept unless an editor holds it: a watcher reports every
     // TypeScript file a build writes, and none of them is a document.
     if (analysis.kind === 'source' && !holdsAnything(analysis)) {
       this.documents.delete(file);
       return;
     }
-    this.documents.set(file, { text, open: false, analysis });
+    this.documents.set(file, { text, open: false, analysis, names: this.namesOf(file) });
   }
 
   /** An editor opened or changed a document. */
@@ -197,10 +208,12 @@ export class LiveWorkspace {
     const kind = documentKindOf(file);
     if (!kind) return undefined;
     const existing = this.documents.get(file);
-    if (existing && existing.open && existing.text === text) return existing.analysis;
+    const names = this.namesOf(file);
+    if (existing && existing.open && existing.text === text && existing.names === names) return existing.analysis;
     // A keystroke re-reads only what it touched (the previous analysis is handed over for good).
-    const analysis = existing ? reanalyzeDocument(kind, existing, text, file) : analyzeDocument(kind, text, file);
-    this.documents.set(file, { text, open: true, analysis });
+    // A source file read with other names (the settings changed) is read again in full.
+    const analysis = existing && existing.names === names ? reanalyzeDocument(kind, existing, text, file) : analyzeDocument(kind, text, file, names);
+    this.documents.set(file, { text, open: true, analysis, names });
     if (definesServers(existing?.analysis) || definesServers(analysis)) this.invalidateRegistry(this.folderOf(file));
     return analysis;
   }
@@ -243,6 +256,29 @@ export class LiveWorkspace {
     } else if (before || after) {
       this.fire([file]);
     }
+  }
+
+  /**
+   * Reads every folder's source names again; true when any folder's changed (then the caller
+   * scans again, and open source documents are read again as they change).
+   */
+  async readSourceNames(): Promise<boolean> {
+    if (!this.options.sourceNamesFor) return false;
+    let changed = false;
+    for (const folder of this.folders) {
+      const names = await this.options.sourceNamesFor(folder);
+      const key = sourceNamesKey(names);
+      if (this.sourceNamesKeys.get(folder) !== key) changed = true;
+      // The same names keep the same object, so a document's reading is reused while they hold.
+      if (this.sourceNamesKeys.get(folder) !== key) this.sourceNames.set(folder, names);
+      this.sourceNamesKeys.set(folder, key);
+    }
+    return changed;
+  }
+
+  /** The source names of a folder or of a file's folder. */
+  private namesOf(fileOrFolder: string): SourceNames {
+    return this.sourceNames.get(this.folders.includes(fileOrFolder) ? fileOrFolder : this.folderOf(fileOrFolder)) ?? BUILT_IN_SOURCE_NAMES;
   }
 
   /** Settings that change the registry (user servers) or verification changed. */

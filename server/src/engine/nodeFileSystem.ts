@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { errorCode } from '../core/json/values';
-import { acceptDocument, findFiles, isDocumentName } from '../io/fileFinder';
+import { acceptDocument, acceptDocumentWith, findFiles, isDocumentName } from '../io/fileFinder';
 import type { WorkspaceFileSystem } from './liveWorkspace';
 
 export const nodeFileSystem: WorkspaceFileSystem = {
@@ -23,7 +23,7 @@ export const nodeFileSystem: WorkspaceFileSystem = {
       return undefined;
     }
   },
-  findDocuments: (folder, limit) => findFiles(folder, { match: isDocumentName, accept: acceptDocument, gitignore: true, limit }),
+  findDocuments: (folder, limit, names) => findFiles(folder, { match: isDocumentName, accept: names ? acceptDocumentWith(names) : acceptDocument, gitignore: true, limit }),
 };
 
 /** A path that could not be searched, and why (a system error code or message). */

@@ -91,6 +91,12 @@ export function sourceNamesFrom(settings: SourceNameSettings | undefined): { nam
   return { names: build(connector, invoke), problems };
 }
 
+/** A text that is equal for equal names (to tell whether a settings change changed them). */
+export function sourceNamesKey(names: SourceNames): string {
+  const side = (map: ReadonlyMap<string, ReadonlySet<string>>): string[] => [...map].map(([module, exported]) => `${module}#${[...exported].sort().join(',')}`).sort();
+  return JSON.stringify([side(names.connector), side(names.invoke)]);
+}
+
 let runDefault: SourceNames = BUILT_IN_SOURCE_NAMES;
 
 /**
