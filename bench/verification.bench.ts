@@ -45,7 +45,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -67,6 +67,7 @@ import { findRepoRoot, option, packageVersion, stats } from './support/benchSupp
 
 
 const ROUNDS = Math.max(5, Math.floor(option('rounds', 5, true)));
+const PROCESS_ROUNDS = Math.max(3, Math.floor(option('process-rounds', 7)));
 const DELAY_MS = Math.floor(option('delay-ms', 150, true));
 const REAL_SERVERS = !process.argv.includes('--no-real');
 const DIAGNOSE = process.argv.includes('--diagnose');
@@ -390,7 +391,8 @@ async function ours(concurrency: number | undefined, label: string): Promise<Our
   };
   marks = {};
   const started = now();
-  const verified = await verifyPaths(io, { paths: [workspace], format: 'json', workspace, ...(concurrency !== undefined ? { concurrency } : {}) }, 'check');
+  // The benchmark's own generated workspace: trusted for the run, as `--trust` does.
+  const verified = await verifyPaths(io, { paths: [workspace], format: 'json', workspace, trust: true, ...(concurrency !== undefined ? { concurrency } : {}) }, 'check');
   const ended = now();
   const { ensure = started, disposeStart = ensure, disposeEnd = disposeStart } = marks;
   marks = undefined;
@@ -479,7 +481,7 @@ function verifyOnly(texts: ReadonlyArray<{ path: string; text: string }>): { ana
 function runCli(): Promise<{ wallMs: number; exitCode: number | null; summary: Record<string, number> | undefined; servers: number }> {
   return new Promise((resolve, reject) => {
     const started = now();
-    const child = spawn(process.execPath, [cliBundle, 'check', workspace, '--format', 'json'], { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliBundle, 'check', '--trust', workspace, '--format', 'json'], { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -499,6 +501,101 @@ function runCli(): Promise<{ wallMs: number; exitCode: number | null; summary: R
       resolve({ wallMs, exitCode, summary, servers });
     });
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole processes: the cold check row of issue 13 (time, CPU and peak memory of the process)
+
+interface ProcessSample {
+  readonly wallMs: number;
+  /** User + system CPU of the process itself (its servers are children, the same on both sides). */
+  readonly cpuMs: number;
+  /** The same, plus its servers' CPU (the children it waited for; Linux only, else 0 added). */
+  readonly treeCpuMs: number;
+  readonly peakMiB: number;
+}
+
+/** A module preloaded with `--require`: at exit, the process's own resource usage, as JSON. */
+const USAGE_REPORTER = `process.on('exit', () => {
+  const usage = process.resourceUsage();
+  // Linux: the CPU of the children the process waited for (its MCP servers), in clock ticks of 10 ms.
+  let childrenMs = 0;
+  try {
+    const fields = require('node:fs').readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    childrenMs = (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {}
+  require('node:fs').writeFileSync(process.env.TOOLPIN_BENCH_USAGE, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, treeCpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 + childrenMs, peakMiB: usage.maxRSS / 1024 }));
+});
+`;
+
+/**
+ * The floor as a process: the same 5 listings with the SDK alone, in parallel, then closed, and
+ * nothing else (no files read, no verification).
+ */
+function floorScript(): string {
+  const sdk = (name: string): string => JSON.stringify(createRequire(join(repoRoot, 'package.json')).resolve(`@modelcontextprotocol/sdk/${name}`));
+  return `const { Client } = require(${sdk('client/index.js')});
+const { StdioClientTransport } = require(${sdk('client/stdio.js')});
+const specs = ${JSON.stringify(specs)};
+async function list(spec) {
+  const client = new Client({ name: 'toolpin-bench-floor', version: '0' }, { capabilities: {} });
+  const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env, cwd: ${JSON.stringify(workspace)}, stderr: 'pipe' });
+  transport.stderr?.on('data', () => undefined);
+  await client.connect(transport);
+  let count = 0;
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    count += page.tools.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  await client.close();
+  return count;
+}
+Promise.all(specs.map(list)).then((counts) => { process.stdout.write(JSON.stringify(counts)); });
+`;
+}
+
+/** Runs `node --require <reporter> ...args` from the workspace and measures it. */
+function measureProcess(args: readonly string[], dir: string, label: string): Promise<ProcessSample> {
+  const usageFile = join(dir, `usage-${label}.json`);
+  return new Promise((resolve, reject) => {
+    const started = now();
+    const child = spawn(process.execPath, ['--require', join(dir, 'usage-reporter.cjs'), ...args], { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLPIN_BENCH_USAGE: usageFile } });
+    child.stdout.on('data', () => undefined);
+    child.stderr.on('data', () => undefined);
+    child.on('error', reject);
+    child.on('close', (exitCode) => {
+      const wallMs = now() - started;
+      if (exitCode !== 0) failures.push(`${label}: whole process exited with ${exitCode}`);
+      try {
+        const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { cpuMs: number; treeCpuMs: number; peakMiB: number };
+        resolve({ wallMs, cpuMs: usage.cpuMs, treeCpuMs: usage.treeCpuMs, peakMiB: usage.peakMiB });
+      } catch (error) {
+        reject(new Error(`${label}: no usage report (${String(error)})`));
+      }
+    });
+  });
+}
+
+/** Rounds of the whole `toolpin check` process against the whole floor process, interleaved. */
+async function wholeProcesses(rounds: number): Promise<{ ours: ProcessSample[]; floor: ProcessSample[] }> {
+  const dir = join(workspace, '.bench-processes');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'usage-reporter.cjs'), USAGE_REPORTER);
+  writeFileSync(join(dir, 'floor.cjs'), floorScript());
+  const samples = { ours: [] as ProcessSample[], floor: [] as ProcessSample[] };
+  const run = {
+    ours: () => measureProcess([cliBundle, 'check', '--trust', workspace, '--format', 'json'], dir, 'ours'),
+    floor: () => measureProcess([join(dir, 'floor.cjs')], dir, 'floor'),
+  };
+  await run.ours();
+  await run.floor();
+  for (let round = 0; round < rounds; round++) {
+    const order: Array<'ours' | 'floor'> = round % 2 === 0 ? ['ours', 'floor'] : ['floor', 'ours'];
+    for (const name of order) samples[name].push(await run[name]());
+  }
+  return samples;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -591,7 +688,19 @@ async function main(): Promise<number> {
   if (cli.summary && cli.summary.verified !== expectedPins) failures.push(`cli: ${cli.summary.verified} pins verified, expected ${expectedPins}`);
   if (cli.summary && cli.summary.problems !== 0) failures.push(`cli: ${cli.summary.problems} problem(s), expected none`);
 
+  const processes = await wholeProcesses(PROCESS_ROUNDS);
   const perRound = (numerator: readonly number[], denominator: readonly number[]): number[] => numerator.map((value, index) => value / denominator[index]!);
+  console.log('');
+  console.log(`whole processes, ${PROCESS_ROUNDS} interleaved rounds: \`toolpin check --trust\` (dist/cli.js) against the floor process (the SDK alone: 5 listings in parallel, then exit)`);
+  for (const [field, label, target] of [['wallMs', 'time', 1.1], ['cpuMs', 'CPU (process)', 1.2], ['treeCpuMs', 'CPU (+servers)', 1.2], ['peakMiB', 'peak memory', 1.5]] as const) {
+    const ours = stats(processes.ours.map((sample) => sample[field]));
+    const floorStats = stats(processes.floor.map((sample) => sample[field]));
+    const ratio = stats(perRound(processes.ours.map((sample) => sample[field]), processes.floor.map((sample) => sample[field])));
+    console.log(
+      `  ${label.padEnd(15)} ours ${ours.median.toFixed(0)} (${ours.min.toFixed(0)}–${ours.max.toFixed(0)}), floor ${floorStats.median.toFixed(0)} (${floorStats.min.toFixed(0)}–${floorStats.max.toFixed(0)}); ` +
+        `ratio ${ratio.median.toFixed(2)} (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}), target ≤ ${target}: ${ratio.median <= target ? 'met' : 'MISSED'}`,
+    );
+  }
   const oursTotals = oursSamples.map((sample) => sample.totalMs);
   const ratioResults = [
     { name: 'ours / floor', definition: 'cold CLI path / parallel SDK listings (near 1: no overhead)', samples: perRound(oursTotals, floorSamples) },
