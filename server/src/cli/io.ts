@@ -23,6 +23,24 @@ export async function readIfPresent(io: CliIo, file: string): Promise<string | u
   }
 }
 
+/**
+ * Output whose reader went away (`toolpin check | head`) is dropped instead of crashing on EPIPE:
+ * the command still runs to its end and exits with its own status, which is what a pipeline with
+ * `pipefail` or a CI step reads. Any other write error is reported once on standard error.
+ */
+let stdoutClosed = false;
+let watchingStdout = false;
+function writeStdout(text: string): void {
+  if (!watchingStdout) {
+    watchingStdout = true;
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      stdoutClosed = true;
+      if (error.code !== 'EPIPE') process.stderr.write(`toolpin: cannot write the output: ${error.message}\n`);
+    });
+  }
+  if (!stdoutClosed) process.stdout.write(text);
+}
+
 export const processIo: CliIo = {
   readFile: (path) => readFile(path, 'utf8'),
   readStdin: async () => {
@@ -33,7 +51,7 @@ export const processIo: CliIo = {
   },
   // Every credential value resolved during the command (server env, headers, credentialRef) is
   // scrubbed from everything written, text, JSON and SARIF alike: a server may echo one anywhere.
-  stdout: (text) => void process.stdout.write(redactKnownSecrets(text)),
+  stdout: (text) => writeStdout(redactKnownSecrets(text)),
   stderr: (text) => void process.stderr.write(redactKnownSecrets(text)),
   stderrIsTerminal: process.stderr.isTTY === true,
   cwd: process.cwd(),
