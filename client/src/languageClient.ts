@@ -25,6 +25,8 @@ export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'javascriptreact' },
   // ObjectStack's compiled stack stays a JSON document (VS Code's JSON support keeps working on it).
   { scheme: 'file', language: 'json', pattern: '**/objectstack.json' },
+  // The repository's policy: its own mistakes (TP413) are shown where it is edited.
+  { scheme: 'file', pattern: '**/.toolpin/policy.jsonc' },
 ];
 
 /** The secret-storage key of a credential named by a connector's `credentialRef`. */

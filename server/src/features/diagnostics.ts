@@ -16,6 +16,8 @@
 import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { documentKindOf } from '../core/documents/documents';
+import { parsePolicy } from '../core/verify/policy';
+import { isPolicyFile } from '../engine/policyFile';
 import { capProblems } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import type { StatusParams } from '../protocol';
@@ -63,9 +65,27 @@ export function registerDiagnostics(
     for (const listener of listeners) listener(uri);
   };
 
+  /**
+   * An open policy file (`.toolpin/policy.jsonc`) gets its own problems (TP413: a bad severity, an
+   * unknown code, an expiry that is not a day), from the text being edited. Which policy applies
+   * to the findings is the saved file's (the watcher reports saves).
+   */
+  const publishPolicy = (uri: string): void => {
+    const open = documents.get(uri);
+    if (!open) {
+      if (shown.delete(uri)) notifySafely(() => connection.sendDiagnostics({ uri, diagnostics: [] }));
+      return;
+    }
+    const diagnostics = parsePolicy(open.getText()).problems.map((found) => redactKnownSecretsDeep(problemToDiagnostic(open, found)));
+    if (diagnostics.length > 0) shown.add(uri);
+    else shown.delete(uri);
+    notifySafely(() => connection.sendDiagnostics({ uri, version: open.version, diagnostics }));
+  };
+
   const publish = async (uri: string): Promise<void> => {
     pending.delete(uri);
     const file = uriToPath(uri);
+    if (isPolicyFile(file)) return publishPolicy(uri);
     if (!documentKindOf(file)) return;
     const open = documents.get(uri);
     const version = open?.version;
@@ -137,6 +157,7 @@ export function registerDiagnostics(
     pending.get(event.document.uri)?.dispose();
     pending.delete(event.document.uri);
     const file = uriToPath(event.document.uri);
+    if (isPolicyFile(file)) return publishPolicy(event.document.uri);
     if (!documentKindOf(file)) return;
     void workspace.closeDocument(file).then(() => publishSafely(event.document.uri), (error: unknown) => logSafely(connection.console, `toolpin: closing ${file} failed: ${String(error)}`));
   });
