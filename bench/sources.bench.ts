@@ -46,6 +46,7 @@ import { type ServerDefinition, ServerRegistry } from '../server/src/core/verify
 import { type ServerListing, type VerificationContext, verifyBlueprint } from '../server/src/core/verify/verify';
 import { acceptDocument, findFiles, isDocumentName } from '../server/src/io/fileFinder';
 import { findRepoRoot, option, packageVersion, type Stats, stats } from './support/benchSupport';
+import { ALIASED_INVOKE_IMPORT, generatedModule } from './support/generatedModule';
 
 const SAMPLES = Math.max(5, Math.floor(option('samples', 15)));
 const FILES = Math.floor(option('files', 5000));
@@ -73,23 +74,11 @@ const STALE_PIN = 'fnv1a64:0000000000000000';
 
 /** A module as users write them: 500 calls of 10 lines each, pinned to the live schemas. */
 function pinnedModule(calls: number, withImport = true): string {
-  const lines = [withImport ? `import { mcpInvoke$ as invoke } from '@loom/plugin-mcp';` : `import { invoke } from './local';`, `import type { Step } from '@loom/core';`, ''];
-  for (let index = 0; index < calls; index++) {
-    const tool = index % TOOLS;
-    lines.push(
-      `/** Step ${index}: reads one record. */`,
-      `export const step${index}: Step = invoke('read#${index}', {`,
-      `  toolName: 'read_record_${tool}',`,
-      `  server: "records",`,
-      `  expectedSchemaHash: '${LIVE_PINS[tool]}',`,
-      `  arguments: { id: ${index}, label: \`record ${index}\` } as const,`,
-      `});`,
-      `export function describe${index}(input: { id: number }): string {`,
-      `  return \`\${input.id}\`;`,
-      `}`,
-    );
-  }
-  return lines.join('\n') + '\n';
+  return generatedModule(calls, {
+    importLine: withImport ? ALIASED_INVOKE_IMPORT : `import { invoke } from './local';`,
+    tool: (index) => `read_record_${index % TOOLS}`,
+    pin: (index) => LIVE_PINS[index % TOOLS]!,
+  });
 }
 
 /** The edit of round `round`: the pin of step 250 stale on odd rounds, live on even ones. */

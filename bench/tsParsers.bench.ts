@@ -27,6 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { build, transformSync } from 'esbuild';
 import { analyzeSource } from '../server/src/core/documents/source/analyzeSource';
+import { ALIASED_INVOKE_IMPORT, generatedModule } from './support/generatedModule';
 
 const root = join(__dirname, '..', '..');
 const args = new Map(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=') as [string, string]));
@@ -35,23 +36,7 @@ const extraModules = args.get('modules');
 
 /** A module as users write them: an aliased import, typed helpers, 500 calls of 10 lines each. */
 function corpus(calls: number): string {
-  const lines = [`import { mcpInvoke$ as invoke } from '@loom/plugin-mcp';`, `import type { Step } from '@loom/core';`, ''];
-  for (let index = 0; index < calls; index++) {
-    const hex = index.toString(16).padStart(16, '0');
-    lines.push(
-      `/** Step ${index}: reads one record. */`,
-      `export const step${index}: Step = invoke('read#${index}', {`,
-      `  toolName: 'read_record',`,
-      `  server: "records",`,
-      `  expectedSchemaHash: 'fnv1a64:${hex}',`,
-      `  arguments: { id: ${index}, label: \`record ${index}\` } as const,`,
-      `});`,
-      `export function describe${index}(input: { id: number }): string {`,
-      `  return \`\${input.id}\`;`,
-      `}`,
-    );
-  }
-  return lines.join('\n') + '\n';
+  return generatedModule(calls, { importLine: ALIASED_INVOKE_IMPORT, tool: () => 'read_record', pin: (index) => `fnv1a64:${index.toString(16).padStart(16, '0')}` });
 }
 
 interface Candidate {

@@ -48,7 +48,7 @@ import type { RegExpEngine } from 'ajv/dist/types';
 import Ajv2020 from 'ajv/dist/2020';
 import { RE2JS } from 're2js';
 import type { StepModel } from '../documents/blueprint';
-import { type JsonNode, objectProperties, spanOf } from '../json/jsonDocument';
+import { describeNodeType, type JsonNode, objectProperties, spanOf } from '../json/jsonDocument';
 import { errorMessage, isArray, isRecord } from '../json/values';
 import { schemaPin } from '../pins/pins';
 import { type Problem, problem, type Span } from '../problems';
@@ -501,23 +501,12 @@ function describeArgument(segments: readonly string[]): string {
   return `argument "${text}"`;
 }
 
+/** What a value is, for a type mismatch: numbers say whether they are integers (JSON Schema's `integer`). */
 function describeFound(node: JsonNode | undefined): string {
-  switch (node?.type) {
-    case 'object':
-      return 'an object';
-    case 'array':
-      return 'an array';
-    case 'string':
-      return 'a string';
-    case 'boolean':
-      return 'a boolean';
-    case 'null':
-      return 'null';
-    case 'number':
-      return Number.isInteger(node.value) ? 'an integer' : 'a number with a fraction';
-    default:
-      return 'a value of another type';
-  }
+  if (!node) return 'a value of another type';
+  if (node.type === 'number') return Number.isInteger(node.value) ? 'an integer' : 'a number with a fraction';
+  const noun = describeNodeType(node);
+  return noun === 'a value' ? 'a value of another type' : noun;
 }
 
 const TYPE_NOUNS: Record<string, string> = {
