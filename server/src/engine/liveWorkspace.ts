@@ -212,7 +212,7 @@ export class LiveWorkspace {
     if (existing && existing.open && existing.text === text && existing.names === names) return existing.analysis;
     // A keystroke re-reads only what it touched (the previous analysis is handed over for good).
     // A source file read with other names (the settings changed) is read again in full.
-    const analysis = existing && existing.names === names ? reanalyzeDocument(kind, existing, text, file) : analyzeDocument(kind, text, file, names);
+    const analysis = existing && existing.names === names ? reanalyzeDocument(kind, existing, text, file, names) : analyzeDocument(kind, text, file, names);
     this.documents.set(file, { text, open: true, analysis, names });
     if (definesServers(existing?.analysis) || definesServers(analysis)) this.invalidateRegistry(this.folderOf(file));
     return analysis;
@@ -268,9 +268,10 @@ export class LiveWorkspace {
     for (const folder of this.folders) {
       const names = await this.options.sourceNamesFor(folder);
       const key = sourceNamesKey(names);
-      if (this.sourceNamesKeys.get(folder) !== key) changed = true;
-      // The same names keep the same object, so a document's reading is reused while they hold.
-      if (this.sourceNamesKeys.get(folder) !== key) this.sourceNames.set(folder, names);
+      // Equal names keep the object already held, so a document's reading is reused while they hold.
+      if (this.sourceNamesKeys.get(folder) === key) continue;
+      changed = true;
+      this.sourceNames.set(folder, names);
       this.sourceNamesKeys.set(folder, key);
     }
     return changed;

@@ -41,4 +41,10 @@ test('without the setting the aliased call is not read; with it, its pin is veri
   const after = await server.diagnostics(uri, (params) => server.published.indexOf(params) >= seen && codes(params).includes('TP400'), 10_000);
   assert.deepEqual(codes(after), ['TP400']);
   assert.match(String(after.diagnostics[0]!.message), /tool "echo_upper" on server "demo"/);
+
+  // Typing in the module keeps reading it with the folder's names.
+  const edited = MODULE.replace('export const shout', '// the shout step\nexport const shout');
+  server.change(uri, 2, [{ text: edited }]);
+  const typed = await server.diagnostics(uri, (params) => params.version === 2, 10_000);
+  assert.deepEqual(codes(typed), ['TP400']);
 });

@@ -106,10 +106,16 @@ export function analyzeDocument(kind: DocumentKind, text: string, fileName?: str
  * and analyzing the whole text otherwise. The previous analysis is consumed: the caller must not
  * use it afterwards.
  */
-export function reanalyzeDocument(kind: DocumentKind, previous: { readonly text: string; readonly analysis: DocumentAnalysis }, text: string, fileName?: string): DocumentAnalysis {
+export function reanalyzeDocument(
+  kind: DocumentKind,
+  previous: { readonly text: string; readonly analysis: DocumentAnalysis },
+  text: string,
+  fileName?: string,
+  sourceNames?: SourceNames,
+): DocumentAnalysis {
   if (kind === 'blueprint' && previous.analysis.kind === 'blueprint') {
     const analysis = reanalyzeBlueprint(previous.text, previous.analysis, text);
     if (analysis) return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
   }
-  return analyzeDocument(kind, text, fileName);
+  return analyzeDocument(kind, text, fileName, sourceNames);
 }
