@@ -189,6 +189,8 @@ export class LiveWorkspace {
     const kind = documentKindOf(file);
     if (!kind) return;
     const text = await this.options.fileSystem.readFile(file);
+    // An editor that opened the file while it was being read holds it now: its text wins.
+    if (this.documents.get(file)?.open) return;
     if (text === undefined) {
       this.documents.delete(file);
       return;
@@ -209,7 +211,12 @@ export class LiveWorkspace {
     if (!kind) return undefined;
     const existing = this.documents.get(file);
     const names = this.namesOf(file);
-    if (existing && existing.open && existing.text === text && existing.names === names) return existing.analysis;
+    if (existing && existing.text === text && existing.names === names) {
+      // The editor's text is what the scan read from disk (the usual first open): that analysis
+      // is this one, and a second parse of a large file would only cost time and memory.
+      if (!existing.open) existing.open = true;
+      return existing.analysis;
+    }
     // A keystroke re-reads only what it touched (the previous analysis is handed over for good).
     // A source file read with other names (the settings changed) is read again in full.
     const analysis = existing && existing.names === names ? reanalyzeDocument(kind, existing, text, file, names) : analyzeDocument(kind, text, file, names);

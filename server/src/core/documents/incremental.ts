@@ -17,10 +17,11 @@
  *
  * Ownership: the previous analysis is consumed. The parse-tree nodes behind the edit are shifted in
  * place (allocating them again would cost what parsing does), so the previous analysis must not be
- * used afterwards; its models and problems are replaced by new objects where their offsets move.
+ * used afterwards. The step models behind the edit move in place too (their spans), and problems
+ * behind it are replaced by new objects.
  */
-import { parseTree, type ParseError } from 'jsonc-parser';
-import { collectDuplicateKeys, type JsonNode, MAX_NESTING, nestsTooDeep, type StringField } from '../json/jsonDocument';
+import type { ParseError } from 'jsonc-parser';
+import { collectDuplicateKeys, type JsonNode, MAX_NESTING, nestsTooDeep, parseJsonTree, type StringField } from '../json/jsonDocument';
 import { type Problem, type Span } from '../problems';
 import { type BlueprintAnalysis, type BlueprintModel, checkArgumentSecrets, checkChannels, checkSchemaPins, checkUniqueStepIds, readStep, type StepModel } from './blueprint';
 
@@ -108,7 +109,7 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
   // The step sits under its ancestors' brackets: it may nest only as deep as the rest of the limit.
   if (nestsTooDeep(stepText, MAX_NESTING - containerDepth(old.node))) return undefined;
   const errors: ParseError[] = [];
-  const node = parseTree(stepText, errors, { allowTrailingComma: true, disallowComments: false });
+  const node = parseJsonTree(stepText, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0 || !node || node.type !== 'object' || node.offset !== 0 || node.length !== stepText.length) return undefined;
   const parent = old.node.parent;
   const slot = parent?.children?.indexOf(old.node) ?? -1;
@@ -130,12 +131,8 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
   const single: BlueprintModel = { kind: 'blueprint', name: undefined, steps: [step] };
   stepProblems.push(...checkSchemaPins(single), ...checkArgumentSecrets(single));
 
-  const nextSteps: StepModel[] = steps.slice();
-  nextSteps[position] = step;
-  if (delta !== 0) for (let index = position + 1; index < nextSteps.length; index++) nextSteps[index] = shiftedStep(nextSteps[index]!, delta);
-  const name = previous.model.name && previous.model.name.span.offset >= oldEnd ? shiftedField(previous.model.name, delta) : previous.model.name;
-  const model: BlueprintModel = { kind: 'blueprint', name, steps: nextSteps };
-
+  // The problems first: a problem may share its span object with a model field, and the fields
+  // behind the edit move in place below; each moved problem gets a new span, read before that.
   const problems: Problem[] = [];
   for (const found of previous.problems) {
     if (CROSS_STEP_CODES.has(found.code)) continue;
@@ -146,6 +143,13 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
     else if (delta !== 0 && offset + found.span.length >= oldEnd) problems.push({ ...found, span: { offset, length: found.span.length + delta } });
     else problems.push(found);
   }
+
+  const nextSteps: StepModel[] = steps.slice();
+  nextSteps[position] = step;
+  if (delta !== 0) for (let index = position + 1; index < nextSteps.length; index++) shiftStepInPlace(nextSteps[index]!, delta);
+  const name = previous.model.name && previous.model.name.span.offset >= oldEnd ? shiftedField(previous.model.name, delta) : previous.model.name;
+  const model: BlueprintModel = { kind: 'blueprint', name, steps: nextSteps };
+
   problems.push(...stepProblems, ...checkUniqueStepIds(model), ...checkChannels(model));
   // The whole-file analysis sorts by offset a list made in a fixed order of passes (parse, shape,
   // then the meaning checks one after another); problems at one offset keep that order here too.
@@ -222,24 +226,38 @@ function shiftedField(field: StringField | undefined, delta: number): StringFiel
   return field ? { value: field.value, span: shiftedSpan(field.span, delta) } : undefined;
 }
 
-/** A step behind the edit, with new span objects (its tree nodes were already shifted in place). */
-function shiftedStep(step: StepModel, delta: number): StepModel {
-  return {
-    index: step.index,
-    node: step.node,
-    id: shiftedField(step.id, delta),
-    effect: shiftedField(step.effect, delta),
-    mcp: step.mcp
-      ? {
-          toolName: shiftedField(step.mcp.toolName, delta),
-          expectedSchemaHash: shiftedField(step.mcp.expectedSchemaHash, delta),
-          pin: step.mcp.pin,
-          server: shiftedField(step.mcp.server, delta),
-          argumentsNode: step.mcp.argumentsNode,
-        }
-      : undefined,
-    channels: step.channels.map((channel) => ({ name: shiftedField(channel.name, delta), target: shiftedField(channel.target, delta) })),
-  };
+/** The field of a span this module moves (read-only elsewhere; see {@link MovableNode}). */
+interface MovableSpan {
+  offset: number;
+}
+
+function shiftFieldInPlace(field: StringField | undefined, delta: number): void {
+  if (!field) return;
+  const span: MovableSpan = field.span;
+  span.offset += delta;
+}
+
+/**
+ * Moves a step behind the edit by `delta`, in place: its tree nodes were already shifted, and its
+ * fields' spans move here. Allocating a new model per step behind the edit made every keystroke
+ * leave thousands of objects that lived exactly one edit, which the collector had already promoted
+ * to the old generation: memory grew with every edit until a full collection (issue 13). In place
+ * is safe because the previous analysis is consumed, and because every span of a step model is
+ * its own object (readStep makes each with spanOf), so none is moved twice. Problems are moved
+ * before the steps, from their own copies.
+ */
+function shiftStepInPlace(step: StepModel, delta: number): void {
+  shiftFieldInPlace(step.id, delta);
+  shiftFieldInPlace(step.effect, delta);
+  if (step.mcp) {
+    shiftFieldInPlace(step.mcp.toolName, delta);
+    shiftFieldInPlace(step.mcp.expectedSchemaHash, delta);
+    shiftFieldInPlace(step.mcp.server, delta);
+  }
+  for (const channel of step.channels) {
+    shiftFieldInPlace(channel.name, delta);
+    shiftFieldInPlace(channel.target, delta);
+  }
 }
 
 /** A problem behind the edit, moved; a duplicate key's `firstOffset` moves with it when behind too. */

@@ -5,7 +5,7 @@
  * errors and duplicate keys come back as problems with exact spans, and whatever could be
  * recovered is still in the tree so later checks can run on the rest of the file.
  */
-import { createScanner, getNodeValue, type Node as JsonNode, parseTree, type ParseError, ParseErrorCode, SyntaxKind } from 'jsonc-parser';
+import { createScanner, getNodeValue, type Node as JsonNode, type NodeType, type ParseError, ParseErrorCode, type ParseOptions, SyntaxKind, visit } from 'jsonc-parser';
 import { MAX_PROBLEMS_PER_FILE, moreProblems, type Problem, problem, type Span } from '../problems';
 
 export type { JsonNode };
@@ -85,7 +85,7 @@ export function parseJsonDocument(text: string): JsonDocument {
     };
   }
   const errors = new BoundedErrors(MAX_PROBLEMS_PER_FILE);
-  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  const root = parseJsonTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   const problems: Problem[] = [...errors].map((error) =>
     problem(
       'TP100',
@@ -100,6 +100,124 @@ export function parseJsonDocument(text: string): JsonDocument {
   if (root) collectDuplicateKeys(root, problems);
   problems.sort((a, b) => a.span.offset - b.span.offset);
   return { text, root, problems };
+}
+
+/**
+ * The tree of a JSONC text: exactly the tree jsonc-parser's `parseTree` builds (the same nodes,
+ * fields, offsets and error recovery, from the same `visit` events), built to hold less.
+ *
+ * Why not `parseTree` itself: it grows every node's `children` by pushing, and V8 gives an array
+ * room for 17 elements at its first push, so a property's two children took 150 bytes; those
+ * spare slots were a third of a large document's tree (issue 13). Here children wait on one
+ * shared stack and each container gets an array of its exact length when it closes. Every node
+ * is made with all of its fields (a property's `colonOffset` is set on the object it was made
+ * with), and key names and short strings are shared within one parse, since a blueprint repeats
+ * the same few keys ten thousand times. Leaves have no `children`, containers no `value`, as
+ * with `parseTree`.
+ */
+export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions): JsonNode | undefined {
+  // The artificial root holds the document's value (and, after an error, any values behind it).
+  let current: BuildingNode = { type: 'array', offset: -1, length: -1, parent: undefined, children: undefined };
+  // The children of every open container, innermost last; `opened` holds where each one's begin.
+  const pending: BuildingNode[] = [];
+  const opened: number[] = [];
+  const shared = new Map<string, string>();
+  const share = (value: string): string => {
+    if (value.length > SHARED_STRING_LENGTH) return value;
+    const known = shared.get(value);
+    if (known !== undefined) return known;
+    shared.set(value, value);
+    return value;
+  };
+  const open = (node: BuildingNode): void => {
+    pending.push(node);
+    opened.push(pending.length);
+    current = node;
+  };
+  const close = (): void => {
+    const start = opened.pop()!;
+    current.children = pending.slice(start);
+    pending.length = start;
+    current = current.parent!;
+  };
+  const ensurePropertyComplete = (endOffset: number): void => {
+    if (current.type === 'property') {
+      current.length = endOffset - current.offset;
+      close();
+    }
+  };
+  visit(
+    text,
+    {
+      onObjectBegin: (offset) => open({ type: 'object', offset, length: -1, parent: current, children: undefined }),
+      onObjectProperty: (name, offset, length) => {
+        const property: BuildingNode = { type: 'property', offset, length: -1, parent: current, children: undefined, colonOffset: undefined };
+        open(property);
+        pending.push({ type: 'string', value: share(name), offset, length, parent: property });
+      },
+      onObjectEnd: (offset, length) => {
+        // A property without a value ends with its object.
+        ensurePropertyComplete(offset + length);
+        current.length = offset + length - current.offset;
+        close();
+        ensurePropertyComplete(offset + length);
+      },
+      onArrayBegin: (offset) => open({ type: 'array', offset, length: -1, parent: current, children: undefined }),
+      onArrayEnd: (offset, length) => {
+        current.length = offset + length - current.offset;
+        close();
+        ensurePropertyComplete(offset + length);
+      },
+      onLiteralValue: (value: unknown, offset, length) => {
+        pending.push({ type: literalType(value), offset, length, parent: current, value: typeof value === 'string' ? share(value) : value });
+        ensurePropertyComplete(offset + length);
+      },
+      onSeparator: (separator, offset) => {
+        if (current.type !== 'property') return;
+        if (separator === ':') current.colonOffset = offset;
+        else if (separator === ',') ensurePropertyComplete(offset);
+      },
+      onError: (error, offset, length) => {
+        errors.push({ error, offset, length });
+      },
+    },
+    options,
+  );
+  // Containers left open by a truncated text end where parseTree leaves them: unfinished
+  // (length -1), with the children they got.
+  while (opened.length > 0) close();
+  // What is left pending are the artificial root's children: the document's value comes first.
+  const result = pending[0];
+  if (result) result.parent = undefined;
+  return result;
+}
+
+/** Strings up to this length are shared within a parse: keys, tool and server names, pins. */
+const SHARED_STRING_LENGTH = 64;
+
+/** A node while {@link parseJsonTree} builds it (a `JsonNode` once built). */
+interface BuildingNode {
+  readonly type: NodeType;
+  readonly offset: number;
+  length: number;
+  parent: BuildingNode | undefined;
+  children?: BuildingNode[] | undefined;
+  readonly value?: unknown;
+  colonOffset?: number | undefined;
+}
+
+/** jsonc-parser's node type of a literal value. */
+function literalType(value: unknown): NodeType {
+  switch (typeof value) {
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return 'number';
+    case 'string':
+      return 'string';
+    default:
+      return 'null';
+  }
 }
 
 /**
@@ -131,21 +249,35 @@ class BoundedErrors extends Array<ParseError> {
 
 /** TP101 for every repeated key in the objects under `node` (parseJsonDocument and re-analysis after an edit). */
 export function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void {
-  if (node.type === 'object') {
-    const firstByKey = new Map<string, JsonNode>();
-    for (const property of objectProperties(node)) {
-      const first = firstByKey.get(property.key);
+  if (node.type === 'object' && node.children) {
+    const members = node.children;
+    // Most objects have a handful of members: comparing each key with the ones before it costs
+    // nothing to allocate, where a Map per object made a large file's parse leave one Map per
+    // object behind. Long objects still get a Map.
+    const firstByKey = members.length > 16 ? new Map<string, JsonNode>() : undefined;
+    for (let index = 0; index < members.length; index++) {
+      const keyNode = members[index]!.children?.[0];
+      if (!keyNode || keyNode.type !== 'string') continue;
+      const key = String(keyNode.value);
+      let first: JsonNode | undefined;
+      if (firstByKey) {
+        first = firstByKey.get(key);
+        if (!first) firstByKey.set(key, keyNode);
+      } else {
+        for (let before = 0; before < index && !first; before++) {
+          const earlier = members[before]!.children?.[0];
+          if (earlier && earlier.type === 'string' && String(earlier.value) === key) first = earlier;
+        }
+      }
       if (first) {
         problems.push(
           problem(
             'TP101',
-            spanOf(property.keyNode),
-            `duplicate key "${property.key}": JSON readers disagree on which one wins, so neither is used silently`,
-            { data: { key: property.key, firstOffset: first.offset } },
+            spanOf(keyNode),
+            `duplicate key "${key}": JSON readers disagree on which one wins, so neither is used silently`,
+            { data: { key, firstOffset: first.offset } },
           ),
         );
-      } else {
-        firstByKey.set(property.key, property.keyNode);
       }
     }
   }
@@ -192,12 +324,15 @@ export function objectProperties(node: JsonNode): JsonProperty[] {
  * `JSON.parse`; the duplicate itself is reported by {@link parseJsonDocument}.
  */
 export function getProperty(node: JsonNode | undefined, key: string): JsonProperty | undefined {
-  if (!node) return undefined;
-  let found: JsonProperty | undefined;
-  for (const property of objectProperties(node)) {
-    if (property.key === key) found = property;
+  if (!node || node.type !== 'object' || !node.children) return undefined;
+  // From the end: the last member with the key wins. Only the found member becomes an object (a
+  // step's model reads a dozen properties, and a list of every member per read was garbage).
+  for (let index = node.children.length - 1; index >= 0; index--) {
+    const propertyNode = node.children[index]!;
+    const keyNode = propertyNode.children?.[0];
+    if (keyNode && keyNode.type === 'string' && String(keyNode.value) === key) return { key, keyNode, valueNode: propertyNode.children?.[1], propertyNode };
   }
-  return found;
+  return undefined;
 }
 
 /** The plain JavaScript value of a node (objects, arrays and scalars), as JSON.parse would give. */
