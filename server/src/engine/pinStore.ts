@@ -11,19 +11,27 @@ import type { ParsedPin } from '../core/pins/pins';
 
 /** Every well-formed pin of a document. */
 export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): ParsedPin[] {
-  return [
-    ...(blueprintOf(analysis)?.steps ?? []).flatMap((step) => (step.mcp?.pin ? [step.mcp.pin] : [])),
-    ...(connectorOf(analysis)?.instances ?? []).flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [entry.parsed] : []))),
-  ];
+  const pins: ParsedPin[] = [];
+  for (const step of blueprintOf(analysis)?.steps ?? []) if (step.mcp?.pin) pins.push(step.mcp.pin);
+  for (const instance of connectorOf(analysis)?.instances ?? []) for (const entry of instance.snapshot) if (entry.parsed) pins.push(entry.parsed);
+  return pins;
 }
 
 /** Every well-formed pin of a document with the tool it pins, for full-definition entries. */
 export function pinnedToolsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): Array<{ pin: ParsedPin; tool: string }> {
-  return [
-    ...(blueprintOf(analysis)?.steps ?? []).flatMap((step) => (step.mcp?.pin && step.mcp.toolName ? [{ pin: step.mcp.pin, tool: step.mcp.toolName.value }] : [])),
-    ...(connectorOf(analysis)?.instances ?? []).flatMap((instance) => instance.snapshot.flatMap((entry) => (entry.parsed ? [{ pin: entry.parsed, tool: entry.tool.value }] : []))),
-  ];
+  const pinned: Array<{ pin: ParsedPin; tool: string }> = [];
+  for (const step of blueprintOf(analysis)?.steps ?? []) if (step.mcp?.pin && step.mcp.toolName) pinned.push({ pin: step.mcp.pin, tool: step.mcp.toolName.value });
+  for (const instance of connectorOf(analysis)?.instances ?? []) for (const entry of instance.snapshot) if (entry.parsed) pinned.push({ pin: entry.parsed, tool: entry.tool.value });
+  return pinned;
 }
+
+/** Where a folder's store keeps its entries. */
+function storeFolderOf(folder: string): string {
+  return path.join(folder, '.toolpin', 'store');
+}
+
+/** The prefix of full-definition entry names (core/verify/fullDefinition.ts `fullDefinitionPath`). */
+const FULL_ENTRY_PREFIX = 'full-';
 
 export class PinStoreReader {
   private readonly found = new Map<string, string>();
@@ -44,18 +52,21 @@ export class PinStoreReader {
 
   /** Loads the entries of `pins` under `folder` and returns a synchronous lookup for verification. */
   async lookup(folder: string, pins: readonly ParsedPin[]): Promise<(pin: ParsedPin) => string | undefined> {
-    // A 10,000-step blueprint repeats a few pins thousands of times: paths are made per distinct pin.
-    const paths = new Map<string, string>();
+    // A 10,000-step blueprint repeats a few pins thousands of times: paths are made per distinct
+    // pin, found by the pin's own strings (no key is built per pin, since this runs per keystroke).
+    const seen = new Map<string, Set<string>>();
+    const wanted: string[] = [];
     for (const pin of pins) {
-      const id = `${pin.algorithm}:${pin.hex}`;
-      if (!paths.has(id)) paths.set(id, PinStoreReader.key(folder, pin));
+      let hexes = seen.get(pin.algorithm);
+      if (!hexes) seen.set(pin.algorithm, (hexes = new Set()));
+      if (hexes.has(pin.hex)) continue;
+      hexes.add(pin.hex);
+      const file = PinStoreReader.key(folder, pin);
+      if (!this.found.has(file)) wanted.push(file);
     }
-    const wanted = [...paths.values()].filter((file) => !this.found.has(file));
     await this.readPresent(folder, wanted, this.found);
-    return (pin) => {
-      const file = paths.get(`${pin.algorithm}:${pin.hex}`) ?? PinStoreReader.key(folder, pin);
-      return this.found.get(file);
-    };
+    // Asked only for the pins whose change is described (drifted ones), so the path is made then.
+    return (pin) => this.found.get(PinStoreReader.key(folder, pin));
   }
 
   /**
@@ -66,8 +77,8 @@ export class PinStoreReader {
     if (files.length === 0) return;
     let present: Set<string> | undefined;
     if (this.listFolder) {
-      const names = await this.listFolder(path.join(folder, '.toolpin', 'store'));
-      present = new Set((names ?? []).map((name) => path.join(folder, '.toolpin', 'store', name)));
+      const names = await this.listFolder(storeFolderOf(folder));
+      present = new Set((names ?? []).map((name) => path.join(storeFolderOf(folder), name)));
     }
     await Promise.all(
       files.map(async (file) => {
@@ -79,11 +90,20 @@ export class PinStoreReader {
   }
 
   /**
-   * Loads the full-definition entries (core/verify/fullDefinition.ts) of `pins` under `folder` and returns
+   * Loads the full-definition entries (core/verify/fullDefinition.ts) of the pinned tools under `folder` and returns
    * a synchronous lookup. Unlike pinned content, such an entry is replaced when a change outside
    * the pin is accepted, so it is read again every time (only the entries the folder holds).
    */
-  async lookupFull(folder: string, pins: ReadonlyArray<{ pin: ParsedPin; tool: string }>): Promise<(pin: ParsedPin, tool: string) => string | undefined> {
+  async lookupFull(folder: string, pinnedTools: () => ReadonlyArray<{ pin: ParsedPin; tool: string }>): Promise<(pin: ParsedPin, tool: string) => string | undefined> {
+    const none = (): undefined => undefined;
+    // Most stores hold no full-definition entry: one listing says so, before the pinned tools are
+    // even gathered (they are asked for by a function for this reason).
+    if (this.listFolder) {
+      const names = await this.listFolder(storeFolderOf(folder));
+      if (!names?.some((name) => name.startsWith(FULL_ENTRY_PREFIX))) return none;
+    }
+    const pins = pinnedTools();
+    if (pins.length === 0) return none;
     const key = (pin: ParsedPin, tool: string): string => path.join(folder, ...fullDefinitionPath(pin.algorithm, pin.hex, tool).split('/'));
     // The entry's path hashes the tool name: computed once per distinct pin and tool.
     const paths = new Map<string, string>();
@@ -94,6 +114,7 @@ export class PinStoreReader {
     }
     const found = new Map<string, string>();
     await this.readPresent(folder, [...paths.values()], found);
+    if (found.size === 0) return none;
     return (pin, tool) => found.get(paths.get(idOf(pin, tool)) ?? key(pin, tool));
   }
 }

@@ -102,7 +102,7 @@ export interface FolderInputs {
 export async function readFolderInputs(store: PinStoreReader, policies: PolicyReader, folder: string, documents: readonly DocumentModel[]): Promise<FolderInputs> {
   const pinnedContent = await store.lookup(folder, documents.flatMap((document) => pinsOf(document)));
   const policy = await policies.read(folder);
-  const fullDefinition = await store.lookupFull(folder, documents.flatMap((document) => pinnedToolsOf(document)));
+  const fullDefinition = await store.lookupFull(folder, () => documents.flatMap((document) => pinnedToolsOf(document)));
   return { pinnedContent, fullDefinition, policy };
 }
 

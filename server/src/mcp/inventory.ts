@@ -18,7 +18,18 @@ import type { ServerListing, UnavailableReason } from '../core/verify/verify';
 import type { CredentialResolver, Redactor } from './credentials';
 import type { ListingSource } from '../engine/listingSource';
 import { DEFAULT_REQUEST_TIMEOUT_MS, overallTimeoutFor } from '../engine/timeouts';
-import { McpSession, SessionError } from './session';
+import type { McpSession } from './session';
+import { SessionError } from './sessionError';
+
+/**
+ * mcp/session.ts and the MCP SDK behind it, loaded when the first session opens: a language
+ * server with verification off, or a workspace whose servers are never contacted, does not carry
+ * the SDK and its schemas (about 10 MiB, issue 13). The same module object on every call.
+ */
+function sessions(): typeof import('./session') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, as said above
+  return require('./session');
+}
 
 export interface InventoryOptions {
   readonly credentials: CredentialResolver;
@@ -213,7 +224,7 @@ export class Inventory implements ListingSource {
       const session = entry.session;
       entry.session = undefined;
       await session?.close();
-      const failure = error instanceof SessionError ? error : McpSession.classify(error, definition, {});
+      const failure = error instanceof SessionError ? error : sessions().McpSession.classify(error, definition, {});
       this.options.log(`[${definition.name}] cannot list tools: ${this.options.redactor.redact(failure.message)}`);
       return this.unavailable(entry, failure.reason, this.options.redactor.redact(failure.message));
     } finally {
@@ -225,7 +236,7 @@ export class Inventory implements ListingSource {
     if (!entry.session) {
       // Declared before open: the server may exit (and onClosed fire) while open is still running.
       let opened: McpSession | undefined;
-      const session = (opened = await McpSession.open(definition, {
+      const session = (opened = await sessions().McpSession.open(definition, {
         credentials: this.options.credentials,
         redactor: this.options.redactor,
         requestTimeoutMs: this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,

@@ -13,9 +13,9 @@ import { z } from 'zod';
 import { errorCode, isRecord } from '../core/json/values';
 import { type CollectedListing, collectListing } from '../core/verify/listing';
 import type { ServerDefinition } from '../core/verify/registry';
-import type { UnavailableReason } from '../core/verify/verify';
 import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
 import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
+import { SessionError } from './sessionError';
 import { scanningResponse } from './wireScan';
 
 /**
@@ -41,16 +41,7 @@ export interface SessionOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A failure with the reason a user sees. The message never contains a credential. */
-export class SessionError extends Error {
-  constructor(
-    readonly reason: UnavailableReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SessionError';
-  }
-}
+export { SessionError } from './sessionError';
 
 /** What the last HTTP response said, for telling 401 from 403 from an OAuth-only server. */
 interface HttpObservation {

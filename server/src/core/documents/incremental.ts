@@ -195,9 +195,12 @@ function containerDepth(node: JsonNode): number {
   return depth;
 }
 
-/** Adds `delta` to the offset of a node and of everything under it. Iterative: trees may be deep. */
-function shiftTree(root: MovableNode, delta: number): void {
-  const pending: MovableNode[] = [root];
+/**
+ * Adds `delta` to the offset of a node and of everything under it. Iterative: trees may be deep.
+ * `pending` is scratch space, empty on entry and on return; callers that shift many trees pass one.
+ */
+function shiftTree(root: MovableNode, delta: number, pending: MovableNode[] = []): void {
+  pending.push(root);
   while (pending.length > 0) {
     const node = pending.pop()!;
     node.offset += delta;
@@ -209,10 +212,11 @@ function shiftTree(root: MovableNode, delta: number): void {
 /** After `node` grew by `delta`: its ancestors grow too, and every node after it moves. */
 function shiftBehind(node: MovableNode, delta: number): void {
   let child = node;
+  const pending: MovableNode[] = [];
   for (let ancestor = node.parent; ancestor; child = ancestor, ancestor = ancestor.parent) {
     ancestor.length += delta;
     const siblings = ancestor.children ?? [];
-    for (let index = siblings.indexOf(child) + 1; index < siblings.length; index++) shiftTree(siblings[index]!, delta);
+    for (let index = siblings.indexOf(child) + 1; index < siblings.length; index++) shiftTree(siblings[index]!, delta, pending);
   }
 }
 

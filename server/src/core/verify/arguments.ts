@@ -43,10 +43,10 @@
  *
  * Pure: Ajv generates code in memory and does no I/O.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { default as Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types';
-import Ajv2020 from 'ajv/dist/2020';
-import { RE2JS } from 're2js';
+import type { default as Ajv2020 } from 'ajv/dist/2020';
+import { ajvDraft07, ajvDraft2020, re2js } from '../deferredLibraries';
 import type { StepModel } from '../documents/blueprint';
 import { describeNodeType, type JsonNode, objectProperties, spanOf } from '../json/jsonDocument';
 import { errorMessage, isArray, isRecord } from '../json/values';
@@ -89,7 +89,7 @@ export type CompiledSchema =
 export const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string): { test: (text: string) => boolean } => {
     try {
-      const compiled = RE2JS.compile(pattern);
+      const compiled = re2js().RE2JS.compile(pattern);
       return { test: (text: string) => compiled.test(text) };
     } catch {
       return { test: () => true };
@@ -111,6 +111,17 @@ export class ArgumentValidators {
   private draft2020: Ajv2020 | undefined;
   /** How many schemas were compiled (not served from the cache); for tests. */
   compileCount = 0;
+  /** The key and validator of the last answer (always also in the cache, as its newest entry). */
+  private lastKey: string | undefined;
+  private last: CompiledSchema | undefined;
+  /**
+   * The `arguments` nodes that a validator accepted, by node. A node is never changed except by
+   * moving (core/documents/incremental.ts shifts offsets in place); a step that is read again gets
+   * new nodes. So the same node checked with the same validator is accepted again, and a large
+   * blueprint's unchanged steps are not read into values and validated again on every keystroke.
+   * Only acceptance is remembered: findings hold spans, which are made anew each time.
+   */
+  readonly accepted = new WeakMap<JsonNode, CompiledSchema>();
 
   constructor(private readonly capacity = 256) {}
 
@@ -120,26 +131,35 @@ export class ArgumentValidators {
 
   clear(): void {
     this.cache.clear();
+    this.lastKey = undefined;
+    this.last = undefined;
   }
 
   /** The validator for a live schema; `pin` is its schema pin when the caller already has it. */
   get(schema: unknown, pin?: string): CompiledSchema {
-    const dialect = chooseDialect(schema);
+    // A blueprint's steps call a few tools many times over: the schema asked for last is the
+    // likely next one, and answering it touches nothing (a re-insert per step was most of what
+    // verifying a large file allocated).
+    if (pin !== undefined && pin === this.lastKey && this.last) return this.last;
     let key = pin;
     if (key === undefined) {
       try {
         key = schemaPin(schema);
       } catch (error) {
-        return { ok: false, reason: `it is not plain JSON (${errorMessage(error)})`, dialect };
+        return { ok: false, reason: `it is not plain JSON (${errorMessage(error)})`, dialect: chooseDialect(schema) };
       }
     }
     const cached = this.cache.get(key);
     if (cached) {
       this.cache.delete(key);
       this.cache.set(key, cached);
+      this.lastKey = key;
+      this.last = cached;
       return cached;
     }
-    const compiled = this.compile(schema, dialect);
+    const compiled = this.compile(schema, chooseDialect(schema));
+    this.lastKey = key;
+    this.last = compiled;
     this.cache.set(key, compiled);
     // The map keeps insertion order, and a hit is re-inserted above: the first keys are the least recently used.
     for (const oldest of this.cache.keys()) {
@@ -158,7 +178,7 @@ export class ArgumentValidators {
     // differently spelled one cannot make Ajv look for a meta-schema it does not have.
     const copy: Record<string, unknown> | boolean = isRecord(schema) ? { ...schema } : schema;
     if (isRecord(copy)) delete copy.$schema;
-    const ajv = dialect.dialect === '2020-12' ? (this.draft2020 ??= new Ajv2020(AJV_OPTIONS)) : (this.draft07 ??= new Ajv(AJV_OPTIONS));
+    const ajv = dialect.dialect === '2020-12' ? (this.draft2020 ??= new (ajvDraft2020().default)(AJV_OPTIONS)) : (this.draft07 ??= new (ajvDraft07().default)(AJV_OPTIONS));
     try {
       const validate = ajv.compile(copy);
       return { ok: true, validate, dialect };
@@ -268,6 +288,7 @@ export function checkArguments(check: ArgumentCheck, validators: ArgumentValidat
       }),
     ];
   }
+  if (node && validators.accepted.get(node) === compiled) return [];
   const { value, placeholders } = node ? readArguments(node) : { value: {}, placeholders: [] };
   let valid: boolean;
   try {
@@ -283,7 +304,10 @@ export function checkArguments(check: ArgumentCheck, validators: ArgumentValidat
       }),
     ];
   }
-  if (valid) return [];
+  if (valid) {
+    if (node) validators.accepted.set(node, compiled);
+    return [];
+  }
   const errors = reportableErrors(compiled.validate.errors ?? [], placeholders);
   const note = compiled.dialect.assumed
     ? ` (its $schema "${compiled.dialect.declared}" is not one Toolpin knows, so it was read as draft-07)`

@@ -300,6 +300,23 @@ function stepLabel(step: StepModel): string {
   return step.id ? `step "${step.id.value}"` : `step #${step.index + 1}`;
 }
 
+/** Adds a schema pin's verdict, with the span of the problem its step reported last when that one is about the pin. */
+function pushSchemaVerdict(
+  verdicts: PinVerdict[],
+  problems: readonly Problem[],
+  problemsBefore: number,
+  tool: string,
+  pinned: string,
+  span: Span,
+  state: PinState,
+  server: string | undefined,
+  live: string | undefined,
+  reason: string | undefined,
+): void {
+  const reported = reportedPinSpan(problems, problemsBefore);
+  verdicts.push(reported ? { kind: 'schema', tool, server, pinned, live, state, reason, span, problemSpan: reported } : { kind: 'schema', tool, server, pinned, live, state, reason, span });
+}
+
 /** Verifies every schema pin of a blueprint. */
 export function verifyBlueprint(model: BlueprintModel, context: VerificationContext): VerificationResult {
   const verdicts: PinVerdict[] = [];
@@ -311,10 +328,8 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     const pinSpan = mcp.expectedSchemaHash.span;
     const pinned = mcp.expectedSchemaHash.value;
     const problemsBefore = problems.length;
-    const verdict = (state: PinState, server: string | undefined, live: string | undefined, reason: string | undefined): void => {
-      const reported = reportedPinSpan(problems, problemsBefore);
-      verdicts.push({ kind: 'schema', tool, server, pinned, live, state, reason, span: pinSpan, ...(reported ? { problemSpan: reported } : {}) });
-    };
+    // A plain call per verdict, not a closure per step: a keystroke verifies every step of a large
+    // file again, and each closure was garbage the next keystroke left behind.
 
     let candidates: ServerDefinition[];
     if (mcp.server) {
@@ -325,7 +340,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
         const reason = `no server named "${mcp.server.value}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
         const data: UnknownServerData = { server: mcp.server.value, ...(suggestion ? { suggestion } : {}) };
         problems.push(problem('TP406', mcp.server.span, `${stepLabel(step)}: ${reason}`, { data }));
-        verdict('cannot-verify', mcp.server.value, undefined, reason);
+        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server.value, undefined, reason);
         continue;
       }
       candidates = [definition];
@@ -335,7 +350,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
         // Nothing to look in is not evidence that the tool is gone.
         const reason = 'cannot verify: no MCP server is configured (add a connector, .vscode/mcp.json or .mcp.json)';
         problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: [] } }));
-        verdict('cannot-verify', undefined, undefined, reason);
+        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', undefined, undefined, reason);
         continue;
       }
     }
@@ -359,11 +374,11 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       const names = serving.map((entry) => entry.definition.name);
       const reason = `served by ${names.length} servers (${names.join(', ')}); add "server" to say which one this step calls`;
       problems.push(problem('TP402', mcp.toolName.span, `tool "${tool}" is ${reason}`, { data: { tool, servers: names } }));
-      verdict('ambiguous', names[0], undefined, reason);
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'ambiguous', names[0], undefined, reason);
       continue;
     }
     if (serving.length === 0 && pending) {
-      verdict('cannot-verify', mcp.server?.value, undefined, PENDING_REASON);
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server?.value, undefined, PENDING_REASON);
       continue;
     }
     if (serving.length === 0) {
@@ -371,7 +386,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       if (uncertain.length > 0) {
         const reason = `cannot verify: ${uncertain.join('; ')}`;
         problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: candidates.map((definition) => definition.name) } }));
-        verdict('cannot-verify', mcp.server?.value, undefined, reason);
+        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server?.value, undefined, reason);
       } else {
         // Candidates: the listed servers' tools that no step of this blueprint names.
         const listings = candidates.flatMap((definition) => {
@@ -383,7 +398,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
         const reason = `tool "${tool}" is not served by ${where} (toolNotFound)${renameSuffix(rename)}`;
         const data: UnservedPinData = { kind: 'schema', tool, server: mcp.server?.value, ...(rename ? { rename } : {}) };
         problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data }));
-        verdict('missing', mcp.server?.value, undefined, reason);
+        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'missing', mcp.server?.value, undefined, reason);
       }
       continue;
     }
@@ -392,15 +407,16 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     const live = liveSchemaPin(tools);
     if ('cannot' in live) {
       problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: cannot verify: ${live.cannot}`, { data: { tool, server: definition.name } }));
-      verdict('cannot-verify', definition.name, undefined, live.cannot);
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', definition.name, undefined, live.cannot);
       continue;
     }
     // Steps without "arguments" get theirs elsewhere (templates, the runtime): only authored
     // arguments are checked against the live schema.
     if (context.checkArguments !== false && mcp.argumentsNode) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
     if (sameDigest(mcp.pin, live.pin)) {
-      verdict('verified', definition.name, live.pin, undefined);
-      problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool), true));
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'verified', definition.name, live.pin, undefined);
+      const stored = context.fullDefinition?.(mcp.pin, tool);
+      if (stored !== undefined) problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, stored, true));
       continue;
     }
     const change = describeChange(mcp.pin, live.tool, context);
@@ -409,7 +425,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     problems.push(problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, { data }));
     const security = securityProblem(pinSpan, stepLabel(step), tool, definition.name, mcp.pin, live.tool, context);
     if (security) problems.push(security);
-    verdict('drifted', definition.name, live.pin, reason);
+    pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'drifted', definition.name, live.pin, reason);
     problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool), false));
   }
   return { verdicts, problems };

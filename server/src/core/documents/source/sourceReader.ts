@@ -19,7 +19,8 @@
  *   blanked out (offsets kept) and parsed again, so the rest of a half-typed file still gives its
  *   pins, and the blanked statement is reported as {@link UnreadableRegion}.
  */
-import { parse, type ParserOptions } from '@babel/parser';
+import type { parse as BabelParse, ParserOptions } from '@babel/parser';
+import { babelParser } from '../../deferredLibraries';
 import type { JsonNode } from '../../json/jsonDocument';
 import type { Span } from '../../problems';
 import { type CallKind, defaultSourceNames, type SourceNames } from './sourceNames';
@@ -98,7 +99,7 @@ const MAX_RECOVERIES = 16;
  * not a dependency of ours): each is a union discriminated by `type`, so a check of `type`
  * narrows a node without a cast.
  */
-type Program = ReturnType<typeof parse>['program'];
+type Program = ReturnType<typeof BabelParse>['program'];
 type Statement = Program['body'][number];
 type Of<Union, Type extends string> = Extract<Union, { type: Type }>;
 type VariableDeclarator = Of<Statement, 'VariableDeclaration'>['declarations'][number];
@@ -212,7 +213,7 @@ function parseRecovering(text: string, jsx: boolean): { program: Program | undef
   let current = text;
   for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
     try {
-      return { program: parse(current, parserOptions(jsx)).program, unreadable };
+      return { program: babelParser().parse(current, parserOptions(jsx)).program, unreadable };
     } catch (error) {
       const position = errorPosition(error);
       if (position === undefined) return { program: undefined, unreadable };
@@ -222,7 +223,7 @@ function parseRecovering(text: string, jsx: boolean): { program: Program | undef
         const closers = closingBrackets(current);
         if (closers) {
           try {
-            return { program: parse(current + closers, parserOptions(jsx)).program, unreadable };
+            return { program: babelParser().parse(current + closers, parserOptions(jsx)).program, unreadable };
           } catch {
             // Not enough: the statement is left out below.
           }
