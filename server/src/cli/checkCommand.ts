@@ -24,6 +24,9 @@ import { TOOLPIN_VERSION } from '../runtime';
 import { type CliIo, readIfPresent } from './io';
 import { cliTrust } from './trust';
 
+/** Servers `toolpin check` lists at the same time unless --concurrency says otherwise. */
+export const CHECK_CONCURRENCY = 8;
+
 /** The file names the CLI looks for, as said in messages. */
 export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c]';
 
@@ -139,9 +142,11 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     offline: args.offline === true,
     now: () => Date.now(),
     onIssues: say,
-    listingSource: async (needed) => {
+    // Made when the first document needs a server, before the others are analyzed: how many will
+    // be needed is not known yet, so the default allows 8 at once (never more than are needed).
+    listingSource: async () => {
       const { decide } = await cliTrust(workspaceFolder, args.trust, env, io);
-      return createCliInventory({ ...args, concurrency: args.concurrency ?? Math.min(8, Math.max(4, needed.length)) }, env, decide);
+      return createCliInventory({ ...args, concurrency: args.concurrency ?? CHECK_CONCURRENCY }, env, decide);
     },
     ...(progress ? { progress: (total: number) => terminalProgress(io, total) } : {}),
   });

@@ -53,7 +53,7 @@ const WORKSPACE_OPTION = {
   help: 'the folder stdio servers start in and .vscode/mcp.json and .mcp.json are read from (default: the current folder)',
 } as const;
 const TIMEOUT_OPTION = { type: 'string', value: 'MS', help: 'timeout of one request to a server (default 10000)' } as const;
-const CONCURRENCY_OPTION = { type: 'string', value: 'N', help: 'servers listed at the same time (default 4)' } as const;
+const CONCURRENCY_OPTION = { type: 'string', value: 'N', help: 'servers listed at the same time (default 8)' } as const;
 const TRUST_OPTION = {
   type: 'boolean',
   help: "trust the workspace folder for this run: start its stdio servers and send credentials to its URLs (TOOLPIN_TRUST=1 does the same; without either, only what `toolpin trust` recorded runs)",

@@ -10,12 +10,13 @@
  * - the registry is the workspace folder's, whatever part of it is checked: a blueprint checked
  *   alone still names the servers its folder's connector files and modules declare (as in the
  *   editor);
- * - the listing source is made once the needed definitions are known, asked for all of them at
- *   once, and disposed before `checkWorkspace` returns, so no server process outlives the check;
- *   its listings stay readable afterwards;
+ * - the listing source is made once, when the first document needs a server (or after the
+ *   analysis when none does), asked for each needed definition as soon as a document needs it
+ *   and only then, and disposed before `checkWorkspace` returns, so no server process outlives
+ *   the check; its listings stay readable afterwards;
  * - offline, no definition is needed and every pin is "cannot verify (offline)".
  */
-import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents/documents';
+import { analyzeDocument, connectorOf, type DocumentKind, documentKindOf } from '../core/documents/documents';
 import type { ConnectorModel } from '../core/documents/connector';
 import type { ParsedPin } from '../core/pins/pins';
 import type { Problem } from '../core/problems';
@@ -70,7 +71,10 @@ export interface WorkspaceCheckOptions<Source extends ListingSource = ListingSou
   readonly offline: boolean;
   /** Hears what could not be read as soon as the documents are read, before the listing source is made. */
   readonly onIssues?: (issues: readonly CheckIssue[]) => void;
-  /** Makes the listing source, once it is known which definitions it must list. */
+  /**
+   * Makes the listing source, once: when the first document needs a server (`needed`: the servers
+   * that document needs; more may follow), or after the analysis with none.
+   */
   readonly listingSource: (needed: readonly ServerDefinition[]) => Promise<Source>;
   /** Progress of the listing, for a terminal; called only when something is to be listed. */
   readonly progress?: (total: number) => ListingProgress;
@@ -101,6 +105,21 @@ export interface WorkspaceCheck<Source extends ListingSource = ListingSource> {
  * analyzed in a stable (sorted) order.
  */
 export async function readDocuments(roots: readonly string[], files: Pick<CheckFileAccess, 'readFile'>): Promise<{ documents: CheckedDocument[]; issues: CheckIssue[] }> {
+  const read = await readTexts(roots, files);
+  const documents: CheckedDocument[] = [];
+  for (const entry of read.entries) documents.push(analyzeEntry(entry));
+  return { documents, issues: read.issues };
+}
+
+/** A document file found and read, not yet analyzed. */
+interface ReadEntry {
+  readonly path: string;
+  readonly kind: DocumentKind;
+  readonly text: string;
+}
+
+/** Finds the documents under `roots` and reads them (16 at a time); what cannot be read is an issue. */
+async function readTexts(roots: readonly string[], files: Pick<CheckFileAccess, 'readFile'>): Promise<{ entries: ReadEntry[]; issues: CheckIssue[] }> {
   const { files: found, unreadable } = await findDocuments(roots);
   const issues: CheckIssue[] = unreadable.map((missing) => ({ kind: 'unreadable', ...missing }));
   if (found.length === 0 && unreadable.length < roots.length) issues.push({ kind: 'nothing-found' });
@@ -116,7 +135,7 @@ export async function readDocuments(roots: readonly string[], files: Pick<CheckF
     }
   });
   await Promise.all(readers);
-  const documents: CheckedDocument[] = [];
+  const entries: ReadEntry[] = [];
   for (const file of found) {
     const kind = documentKindOf(file);
     if (!kind) {
@@ -128,9 +147,18 @@ export async function readDocuments(roots: readonly string[], files: Pick<CheckF
       issues.push({ kind: 'read-failed', path: file, message: text?.failed ?? 'unknown error' });
       continue;
     }
-    documents.push({ path: file, ...analyzeDocument(kind, text, file), text });
+    entries.push({ path: file, kind, text });
   }
-  return { documents, issues };
+  return { entries, issues };
+}
+
+function analyzeEntry(entry: ReadEntry): CheckedDocument {
+  return { path: entry.path, ...analyzeDocument(entry.kind, entry.text, entry.path), text: entry.text };
+}
+
+/** True for the kinds of document that may declare servers (connector files and modules). */
+function declaresServers(kind: DocumentKind): boolean {
+  return kind === 'connector' || kind === 'source';
 }
 
 /**
@@ -175,15 +203,78 @@ export async function ensureListings(source: ListingSource, needed: readonly Ser
   }
 }
 
-/** The whole check (see the contract at the top). */
+/** Documents analyzed between two turns of the event loop once servers are starting. */
+const ANALYSIS_SLICE = 32;
+
+/**
+ * The whole check (see the contract at the top).
+ *
+ * The servers start while the documents are still being analyzed: the documents that can declare
+ * servers are analyzed first, which gives the registry; then each blueprint as it is analyzed
+ * asks for the servers it needs that no earlier one asked for, and their listing starts at once.
+ * Starting a server takes far longer than analyzing a file, so the analysis of a large workspace
+ * is done by the time the listings arrive, instead of before the first server starts (issue 13).
+ * Exactly the needed servers are started, as before: a server is asked for only once a document
+ * needs it. The analysis yields to the event loop between slices so the servers' handshakes are
+ * answered meanwhile.
+ */
 export async function checkWorkspace<Source extends ListingSource>(options: WorkspaceCheckOptions<Source>): Promise<WorkspaceCheck<Source>> {
-  const { documents, issues } = await readDocuments(options.roots, options.files);
-  options.onIssues?.(issues);
-  const registry = await registryOfFolder(options.workspaceFolder, documents, options.files, options.variables);
-  const needed = options.offline ? [] : definitionsNeeded(documents, registry);
-  const listings = await options.listingSource(needed);
+  const read = await readTexts(options.roots, options.files);
+  options.onIssues?.(read.issues);
+  const analyzed = new Map<string, CheckedDocument>();
+  for (const entry of read.entries) if (declaresServers(entry.kind)) analyzed.set(entry.path, analyzeEntry(entry));
+  // The roots cover the whole workspace folder: its connectors are among the documents already.
+  const wholeFolder = options.roots.includes(options.workspaceFolder);
+  const registry = await registryOfFolder(options.workspaceFolder, [...analyzed.values()], options.files, options.variables, wholeFolder ? { scanFolder: false } : {});
+
+  let making: Promise<Source> | undefined;
+  const asked = new Set<ServerDefinition>();
+  const listed: Array<Promise<void>> = [];
+  let shown: ListingProgress | undefined;
+  let settledBeforeShown = 0;
+  const settled = (): void => {
+    if (shown) shown.settled();
+    else settledBeforeShown++;
+  };
+  const ask = (document: AnalyzedDocument): void => {
+    if (options.offline) return;
+    const fresh = definitionsNeeded([document], registry).filter((definition) => !asked.has(definition));
+    if (fresh.length === 0) return;
+    for (const definition of fresh) asked.add(definition);
+    const source = (making ??= options.listingSource(fresh));
+    for (const definition of fresh) {
+      const listing = source.then((ready) => ready.ensure([definition])).then(settled);
+      // Awaited below with the others; a failure must not count as unhandled before that.
+      listing.catch(() => undefined);
+      listed.push(listing);
+    }
+  };
+  const documents: CheckedDocument[] = [];
+  let sinceYield = 0;
+  for (const entry of read.entries) {
+    let document = analyzed.get(entry.path);
+    if (!document) {
+      document = analyzeEntry(entry);
+      if (making && ++sinceYield >= ANALYSIS_SLICE) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    documents.push(document);
+    ask(document);
+  }
+  const listings = await (making ?? options.listingSource([]));
   try {
-    await ensureListings(listings, needed, options.progress);
+    // Progress counts the servers listed; it is shown once their number is known.
+    if (asked.size > 0) {
+      shown = options.progress?.(asked.size);
+      for (; settledBeforeShown > 0; settledBeforeShown--) shown?.settled();
+    }
+    try {
+      await Promise.all(listed);
+    } finally {
+      shown?.finish();
+    }
   } finally {
     await listings.dispose();
   }
@@ -201,7 +292,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   return {
     workspaceFolder: options.workspaceFolder,
     documents,
-    issues,
+    issues: read.issues,
     registry,
     listings,
     results,
