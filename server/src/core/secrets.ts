@@ -41,8 +41,25 @@ export function keyWords(key: string): string[] {
     .map((word) => word.toLowerCase());
 }
 
+/**
+ * Answers of {@link isCredentialKey} by key: documents repeat the same few argument keys thousands
+ * of times, and splitting a key into words is regular-expression work. Bounded: cleared when full.
+ */
+const credentialKeyAnswers = new Map<string, boolean>();
+const CREDENTIAL_KEY_ANSWERS_LIMIT = 4096;
+
 /** True when a key names a credential (its last word, or last two words, say so). */
 export function isCredentialKey(key: string): boolean {
+  let answer = credentialKeyAnswers.get(key);
+  if (answer === undefined) {
+    answer = namesCredential(key);
+    if (credentialKeyAnswers.size >= CREDENTIAL_KEY_ANSWERS_LIMIT) credentialKeyAnswers.clear();
+    credentialKeyAnswers.set(key, answer);
+  }
+  return answer;
+}
+
+function namesCredential(key: string): boolean {
   const words = keyWords(key);
   if (words.length === 0) return false;
   const last = words[words.length - 1]!;

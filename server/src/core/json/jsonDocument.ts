@@ -120,6 +120,9 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   let current: BuildingNode = { type: 'array', offset: -1, length: -1, parent: undefined, children: undefined };
   // The children of every open container, innermost last; `opened` holds where each one's begin.
   const pending: BuildingNode[] = [];
+  // How many entries of `pending` are in use: a closed container's children are left in place and
+  // overwritten later, as shortening the array at every close was a runtime call each time.
+  let top = 0;
   const opened: number[] = [];
   const shared = new Map<string, string>();
   const share = (value: string): string => {
@@ -129,15 +132,18 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
     shared.set(value, value);
     return value;
   };
+  const add = (node: BuildingNode): void => {
+    pending[top++] = node;
+  };
   const open = (node: BuildingNode): void => {
-    pending.push(node);
-    opened.push(pending.length);
+    add(node);
+    opened.push(top);
     current = node;
   };
   const close = (): void => {
     const start = opened.pop()!;
-    current.children = pending.slice(start);
-    pending.length = start;
+    current.children = pending.slice(start, top);
+    top = start;
     current = current.parent!;
   };
   const ensurePropertyComplete = (endOffset: number): void => {
@@ -153,7 +159,7 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
       onObjectProperty: (name, offset, length) => {
         const property: BuildingNode = { type: 'property', offset, length: -1, parent: current, children: undefined, colonOffset: undefined };
         open(property);
-        pending.push({ type: 'string', value: share(name), offset, length, parent: property });
+        add({ type: 'string', value: share(name), offset, length, parent: property });
       },
       onObjectEnd: (offset, length) => {
         // A property without a value ends with its object.
@@ -169,7 +175,7 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
         ensurePropertyComplete(offset + length);
       },
       onLiteralValue: (value: unknown, offset, length) => {
-        pending.push({ type: literalType(value), offset, length, parent: current, value: typeof value === 'string' ? share(value) : value });
+        add({ type: literalType(value), offset, length, parent: current, value: typeof value === 'string' ? share(value) : value });
         ensurePropertyComplete(offset + length);
       },
       onSeparator: (separator, offset) => {
@@ -187,7 +193,7 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   // (length -1), with the children they got.
   while (opened.length > 0) close();
   // What is left pending are the artificial root's children: the document's value comes first.
-  const result = pending[0];
+  const result = top > 0 ? pending[0] : undefined;
   if (result) result.parent = undefined;
   return result;
 }
