@@ -1,13 +1,14 @@
 /**
- * The libraries only some documents need load on first use (core/deferredLibraries.ts and the
- * MCP session in mcp/inventory.ts), so that a language server or CLI run that does not need them
+ * The libraries only some documents or commands need load on first use (core/deferredLibraries.ts,
+ * the MCP session in mcp/inventory.ts, the language server in cli/commands.ts), so that a language server or CLI run that does not need them
  * does not carry them (issue 13: they were about 10 MiB of a language server before it read a
  * file).
  *
  * Each case runs in a fresh Node process (a module, once loaded, stays loaded) over the
  * transpiled modules in out/, and reports which of the four libraries were loaded:
- * - loading every command (the CLI's and the language server's modules) and analyzing a
- *   blueprint loads none;
+ * - loading every command (cli/commands.ts, whose language server loads only for `toolpin lsp`)
+ *   and analyzing a blueprint loads none of them, nor the LSP libraries or zod (the language
+ *   server's settings);
  * - analyzing a TypeScript module loads Babel, and only Babel;
  * - checking arguments against a schema with a `pattern` loads Ajv and re2js, not the SDK.
  * A static import of any of them anywhere on those paths fails the matching case.
@@ -24,6 +25,8 @@ const LIBRARIES = {
   ajv: `${path.sep}ajv${path.sep}`,
   re2js: `${path.sep}re2js${path.sep}`,
   sdk: `${path.sep}@modelcontextprotocol${path.sep}sdk${path.sep}`,
+  languageServer: `${path.sep}vscode-languageserver${path.sep}`,
+  zod: `${path.sep}zod${path.sep}`,
 };
 
 /** Runs `body` after loading every command module; returns which libraries ended up loaded. */
@@ -46,7 +49,7 @@ function loadedAfter(body: string): string[] {
 }
 
 describe('libraries load on first use', () => {
-  test('the commands and a blueprint analysis load none of them', () => {
+  test('the commands and a blueprint analysis load none of them, nor the language server', () => {
     const loaded = loadedAfter(`
       const analysis = documents.analyzeDocument('blueprint', JSON.stringify({ blueprint: 'b', formatVersion: 1, steps: [{ id: 'a', effect: 'mcp.invoke', input: { toolName: 'echo', arguments: { text: 'x' } } }] }));
       if (analysis.model.steps.length !== 1) throw new Error('the blueprint was not read');

@@ -12,6 +12,14 @@ export { pinCommand } from './pinCommand';
 export { trustCommand } from './trustCommand';
 export { useWorkspaceSourceNames } from '../io/sourceNamesFile';
 
-/** The language server's process entry (server/src/main.ts): `toolpin lsp`. */
-export { startLanguageServer } from '../main';
+/**
+ * The language server's process entry (server/src/main.ts): `toolpin lsp`. Loaded only when that
+ * command runs: `check`, `pin` and the others then carry neither the server nor its LSP and
+ * settings libraries (about 12 MiB and a tenth of a second of a cold `toolpin check`, issue 13).
+ */
+export function startLanguageServer(transport: 'stdio' | 'node-ipc'): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, as said above
+  const entry: typeof import('../main') = require('../main');
+  entry.startLanguageServer(transport);
+}
 export { endProcessTreesOnSignals } from '../mcp/processTree';

@@ -1,7 +1,7 @@
 /**
  * The I/O the CLI commands use, injected so that commands are testable without a process.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { redactKnownSecrets } from '../mcp/credentials';
 
 export interface CliIo {
@@ -42,7 +42,10 @@ function writeStdout(text: string): void {
 }
 
 export const processIo: CliIo = {
-  readFile: (path) => readFile(path, 'utf8'),
+  // Read synchronously: a command reads many small files with nothing else to do meanwhile, and
+  // the promise-based readFile costs four thread-pool round trips per file (a cold check read its
+  // 1,005 files in about 100 ms this way against 10 ms, issue 13). A failure still rejects.
+  readFile: async (path) => readFileSync(path, 'utf8'),
   readStdin: async () => {
     const chunks: Buffer[] = [];
     // Standard input has no encoding set, so it yields Buffers; anything else is taken as text.
