@@ -400,8 +400,6 @@ export interface SeenAt {
  * written in place into one array leave no garbage.
  */
 const ID_CELL = 64;
-/** The 256 Latin-1 characters, by code. */
-const LATIN1: readonly string[] = Array.from({ length: 256 }, (_, code) => String.fromCharCode(code));
 
 /** Fixed cells of {@link ID_CELL} bytes, one per slot of a log; grows by doubling, never shrinks. */
 class IdPool {
@@ -461,9 +459,10 @@ class Slot {
 
   executionId(): string {
     if (this.idLength < 0) return this.idText;
-    const bytes = this.pool.bytes;
-    let text = '';
-    for (let index = this.cell, end = this.cell + this.idLength; index < end; index++) text += LATIN1[bytes[index]!]!;
+    // One flat string from the cell's bytes (each byte is one Latin-1 code). Concatenating
+    // character by character made a rope of ~20 cons strings per id, which survived into the old
+    // generation with the summaries that hold it: most of the cost of keys() was that garbage.
+    const text: string = Reflect.apply(String.fromCharCode, undefined, this.pool.bytes.subarray(this.cell, this.cell + this.idLength));
     return text;
   }
 
@@ -586,6 +585,9 @@ export class HistoryModel {
   private readonly knownHashes = new Set<string>();
   private readonly interned = new Map<string, string>();
   private readonly scratch = new LineScratch();
+  /** Summaries whose executions are not built yet (see {@link merge}). */
+  private readonly unbuilt: Array<WeakRef<LazyExecutions>> = [];
+  private unbuiltLimit = UNBUILT_MIN_LIMIT;
 
   constructor(options: HistoryModelOptions = {}) {
     this.recentLimit = Math.max(1, Math.floor(options.recentLimit ?? DEFAULT_RECENT_LIMIT));
@@ -606,12 +608,14 @@ export class HistoryModel {
    * {@link forEachLine}); returns the position after them. `byteLength` is optional (see there).
    */
   foldText(log: string, text: string, start: LinePosition, byteLength?: number): LinePosition {
+    if (this.unbuilt.length > 0) this.settle();
     const fold = this.fold(log);
     return forEachLine(text, start, (line, number, offset) => this.foldInto(fold, line, number, offset), byteLength);
   }
 
   /** Folds one complete line (without its line end) read at `position`. */
   foldLine(log: string, text: string, position: LinePosition): void {
+    if (this.unbuilt.length > 0) this.settle();
     this.foldInto(this.fold(log), text, position.line, position.offset);
   }
 
@@ -765,14 +769,83 @@ export class HistoryModel {
     return parts.length > 0 ? this.merge(key.server, key.tool, key.schemaHash, parts) : undefined;
   }
 
+  /**
+   * A summary of one key over its parts (one per log). `count` is taken now; `first`, `last` and
+   * `recent` are built from the ring slots on first access of any of them (see
+   * {@link LazyExecutions}), because most callers read only names and counts (selecting by tool or
+   * hash, collecting server names) and building K + 2 executions per key was most of what keys()
+   * cost. The summary is still a snapshot: {@link settle} builds every summary not yet built before
+   * a fold reuses the slots it would read.
+   */
   private merge(server: string, tool: string, schemaHash: string, parts: Array<{ log: string; entry: KeyEntry }>): KeySummary {
-    const key: HistoryKey = { server, tool, schemaHash };
     let count = 0;
+    for (const { entry } of parts) count += entry.count;
+    const lazy = new LazyExecutions({ server, tool, schemaHash }, parts, this.recentLimit);
+    if (this.unbuilt.length >= this.unbuiltLimit) {
+      // Summaries dropped unread, or built since, need no settling: forget them, so that a model
+      // asked for summaries again and again without folding keeps a bounded list.
+      const kept = this.unbuilt.filter((ref) => ref.deref()?.pending === true);
+      this.unbuilt.length = 0;
+      this.unbuilt.push(...kept);
+      this.unbuiltLimit = Math.max(UNBUILT_MIN_LIMIT, 2 * kept.length);
+    }
+    this.unbuilt.push(new WeakRef(lazy));
+    // Own enumerable accessors on a plain object: spreading, JSON.stringify and deep equality see
+    // the same properties as before, read through the getters.
+    return {
+      server,
+      tool,
+      schemaHash,
+      count,
+      get first() {
+        return lazy.built().first;
+      },
+      get last() {
+        return lazy.built().last;
+      },
+      get recent() {
+        return lazy.built().recent;
+      },
+    };
+  }
+
+  /** Builds every summary handed out and not yet built, before a fold reuses the slots they read. */
+  private settle(): void {
+    for (const ref of this.unbuilt) ref.deref()?.built();
+    this.unbuilt.length = 0;
+    this.unbuiltLimit = UNBUILT_MIN_LIMIT;
+  }
+}
+
+/** Below this many summaries waiting to be built, the model does not look for dropped ones. */
+const UNBUILT_MIN_LIMIT = 4096;
+
+/**
+ * The executions of one key's summary, built from the parts' ring slots once, on first use. The
+ * model refers to it only weakly (a summary dropped unread is never built) and calls
+ * {@link built} before the slots change (HistoryModel.settle).
+ */
+class LazyExecutions {
+  private result: { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] } | undefined;
+
+  constructor(
+    private readonly key: HistoryKey,
+    private parts: ReadonlyArray<{ readonly log: string; readonly entry: KeyEntry }>,
+    private readonly recentLimit: number,
+  ) {}
+
+  /** True until built. */
+  get pending(): boolean {
+    return this.result === undefined;
+  }
+
+  built(): { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] } {
+    if (this.result) return this.result;
+    const key = this.key;
     let first: Execution | undefined;
     let last: Execution | undefined;
     const recent: Execution[] = [];
-    for (const { log, entry } of parts) {
-      count += entry.count;
+    for (const { log, entry } of this.parts) {
       const entryFirst = entry.firstRef.toExecution(log, key);
       const entryLast = entry.lastRef.toExecution(log, key);
       if (!first || newestFirst(entryFirst, first) > 0) first = entryFirst;
@@ -780,7 +853,10 @@ export class HistoryModel {
       for (const slot of entry.recent) recent.push(slot.toExecution(log, key));
     }
     recent.sort(newestFirst);
-    return { server, tool, schemaHash, count, first: first!, last: last!, recent: recent.slice(0, this.recentLimit) };
+    this.result = { first: first!, last: last!, recent: recent.slice(0, this.recentLimit) };
+    // The slots are no longer needed: let a log reset or removed since free them.
+    this.parts = [];
+    return this.result;
   }
 }
 
