@@ -213,9 +213,11 @@ function fieldProblem(event: Record<string, unknown>, line: number, offset: numb
 
 /**
  * Reads and checks one line. Returns what it is — blank, another type, a problem — or undefined for
- * a valid `MCP_DISPATCHED`, whose fields are then in `scratch`.
+ * a valid `MCP_DISPATCHED`, whose fields are then in `scratch`. With `checkHash` false the last
+ * check, of the schema hash ({@link schemaHashProblem}), is left to the caller, which must make it
+ * before using the event (the model skips it for a hash it already holds an entry for).
  */
-function checkLine(text: string, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch): ParsedLine | undefined {
+function checkLine(text: string, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch, checkHash = true): ParsedLine | undefined {
   if (text.length === 0) return BLANK;
   let value: unknown;
   try {
@@ -257,15 +259,15 @@ function checkLine(text: string, line: number, offset: number, knownHashes: Set<
   scratch.server = server;
   scratch.toolName = toolName;
   scratch.schemaHash = schemaHash;
-  return checkTimeAndHash(at, 0, at.length, line, offset, knownHashes, scratch);
+  return checkTime(at, 0, at.length, line, offset, scratch) ?? (checkHash ? schemaHashProblem(schemaHash, line, offset, knownHashes) : undefined);
 }
 
 /**
- * The last two checks of a dispatch whose fields are all present and typed: `at` (the text
- * `source[start, end)`) is a date-time, and the schema hash in `scratch` is a well-formed pin.
- * Sets `scratch.atMs` and `scratch.canonicalAt`, and `scratch.at` when `at` is not canonical.
+ * The check before last of a dispatch whose fields are all present and typed: `at` (the text
+ * `source[start, end)`) is a date-time. Sets `scratch.atMs` and `scratch.canonicalAt`, and
+ * `scratch.at` when `at` is not canonical.
  */
-function checkTimeAndHash(source: string, start: number, end: number, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch): ParsedLine | undefined {
+function checkTime(source: string, start: number, end: number, line: number, offset: number, scratch: LineScratch): ParsedLine | undefined {
   let atMs = parseCanonicalTimeAt(source, start, end);
   scratch.canonicalAt = !Number.isNaN(atMs);
   if (!scratch.canonicalAt) {
@@ -274,13 +276,16 @@ function checkTimeAndHash(source: string, start: number, end: number, line: numb
     atMs = Date.parse(at);
   }
   if (Number.isNaN(atMs)) return lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "at" is not a date-time (ISO 8601)`, 'at');
-  const schemaHash = scratch.schemaHash;
-  if (!knownHashes?.has(schemaHash)) {
-    const parsed = parsePin(schemaHash, 'fnv1a64');
-    if (!isParsedPin(parsed)) return lineProblem(line, offset, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
-    if (knownHashes && knownHashes.size < MAX_INTERNED) knownHashes.add(schemaHash);
-  }
   scratch.atMs = atMs;
+  return undefined;
+}
+
+/** The last check of a dispatch: its schema hash is a well-formed `fnv1a64:` pin. */
+function schemaHashProblem(schemaHash: string, line: number, offset: number, knownHashes: Set<string> | undefined): ParsedLine | undefined {
+  if (knownHashes?.has(schemaHash)) return undefined;
+  const parsed = parsePin(schemaHash, 'fnv1a64');
+  if (!isParsedPin(parsed)) return lineProblem(line, offset, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
+  if (knownHashes && knownHashes.size < MAX_INTERNED) knownHashes.add(schemaHash);
   return undefined;
 }
 
@@ -689,25 +694,34 @@ export class HistoryModel {
   private foldInto(fold: LogFold, text: string, line: number, offset: number): void {
     fold.counters.lines++;
     const scratch = this.scratch;
-    const found = checkLine(text, line, offset, this.knownHashes, scratch);
+    // The schema hash is checked only for a key the log has no entry for yet: an entry is only
+    // ever made for a well-formed hash, so the common case skips a lookup of the fresh string.
+    const found = checkLine(text, line, offset, undefined, scratch, false);
     if (found) {
       if (found.kind === 'blank') fold.counters.blank++;
       else if (found.kind === 'other') fold.counters.skipped++;
       else if (found.kind === 'problem') this.addProblem(fold, found.problem);
       return;
     }
-    fold.counters.dispatched++;
     const server = scratch.server;
     const tool = scratch.toolName;
     const hash = scratch.schemaHash;
     let tools = fold.entries.get(server);
-    if (!tools) fold.entries.set(server, (tools = new Map()));
-    let hashes = tools.get(tool);
-    if (!hashes) tools.set(tool, (hashes = new Map()));
-    let entry = hashes.get(hash);
+    let hashes = tools?.get(tool);
+    let entry = hashes?.get(hash);
+    if (!entry) {
+      const malformed = schemaHashProblem(hash, line, offset, this.knownHashes);
+      if (malformed) {
+        if (malformed.kind === 'problem') this.addProblem(fold, malformed.problem);
+        return;
+      }
+    }
+    fold.counters.dispatched++;
     let slot: Slot;
     const ids = fold.ids;
     if (!entry) {
+      if (!tools) fold.entries.set(server, (tools = new Map()));
+      if (!hashes) tools.set(tool, (hashes = new Map()));
       slot = new Slot(ids);
       const first = new Slot(ids);
       const last = new Slot(ids);
