@@ -191,6 +191,20 @@ describe('parseTime', () => {
       assert.equal(parseTime(text), Date.parse(text), text);
     }
   });
+
+  test('a non-digit in any digit position of the canonical form is never read as a time', () => {
+    // The fast path folds each pair of digits into a number and marks a non-digit by a negative
+    // value; every position, with the characters on either side of the digits, must fail it.
+    const canonical = '2026-08-20T10:15:02.118Z';
+    const digitPositions = [...canonical].flatMap((char, index) => (/[0-9]/.test(char) ? [index] : []));
+    assert.equal(digitPositions.length, 17);
+    for (const index of digitPositions) {
+      for (const replacement of ['/', ':', 'x', ' ', '\u0660']) {
+        const text = canonical.slice(0, index) + replacement + canonical.slice(index + 1);
+        assert.deepEqual(parseTime(text), Date.parse(text), JSON.stringify(text));
+      }
+    }
+  });
 });
 
 describe('forEachLine and byte offsets', () => {

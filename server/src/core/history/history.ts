@@ -292,9 +292,15 @@ function schemaHashProblem(schemaHash: string, line: number, offset: number, kno
 const BLANK: ParsedLine = { kind: 'blank' };
 
 
-function digitAt(text: string, index: number): number {
-  const value = text.charCodeAt(index) - 48;
-  return value >= 0 && value <= 9 ? value : NaN;
+/**
+ * The two decimal digits at `text[index, index + 2)` as a number, or -1000 when either is not a
+ * digit (far enough below every bound checked that any sum containing it fails the check). Integer
+ * arithmetic throughout: NaN for a non-digit made every field of the time a double.
+ */
+function twoDigitsAt(text: string, index: number): number {
+  const tens = text.charCodeAt(index) - 48;
+  const ones = text.charCodeAt(index + 1) - 48;
+  return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1000;
 }
 
 /**
@@ -310,15 +316,19 @@ function parseCanonicalTime(text: string): number {
 function parseCanonicalTimeAt(text: string, start: number, end: number): number {
   if (end - start !== 24 || text.charCodeAt(start + 23) !== 90 || text.charCodeAt(start + 4) !== 45 || text.charCodeAt(start + 7) !== 45 || text.charCodeAt(start + 10) !== 84) return NaN;
   if (text.charCodeAt(start + 13) !== 58 || text.charCodeAt(start + 16) !== 58 || text.charCodeAt(start + 19) !== 46) return NaN;
-  const year = digitAt(text, start) * 1000 + digitAt(text, start + 1) * 100 + digitAt(text, start + 2) * 10 + digitAt(text, start + 3);
-  const month = digitAt(text, start + 5) * 10 + digitAt(text, start + 6);
-  const day = digitAt(text, start + 8) * 10 + digitAt(text, start + 9);
-  const hour = digitAt(text, start + 11) * 10 + digitAt(text, start + 12);
-  const minute = digitAt(text, start + 14) * 10 + digitAt(text, start + 15);
-  const second = digitAt(text, start + 17) * 10 + digitAt(text, start + 18);
-  const millisecond = digitAt(text, start + 20) * 100 + digitAt(text, start + 21) * 10 + digitAt(text, start + 22);
-  // NaN fails every comparison, so a non-digit anywhere lands here too.
-  if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour <= 23 && minute <= 59 && second <= 59 && millisecond >= 0)) return NaN;
+  const century = twoDigitsAt(text, start);
+  const yearOfCentury = twoDigitsAt(text, start + 2);
+  const year = century * 100 + yearOfCentury;
+  const month = twoDigitsAt(text, start + 5);
+  const day = twoDigitsAt(text, start + 8);
+  const hour = twoDigitsAt(text, start + 11);
+  const minute = twoDigitsAt(text, start + 14);
+  const second = twoDigitsAt(text, start + 17);
+  const lastDigit = text.charCodeAt(start + 22) - 48;
+  const millisecond = lastDigit >= 0 && lastDigit <= 9 ? twoDigitsAt(text, start + 20) * 10 + lastDigit : -1;
+  // A non-digit makes its field negative (each pair of the year is checked on its own), which fails
+  // the check.
+  if (!(century >= 0 && yearOfCentury >= 0 && year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && millisecond >= 0)) return NaN;
   return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
 }
 
@@ -418,10 +428,12 @@ class IdPool {
   private page = new Uint8Array(0);
   private used = 0;
 
+  constructor(private readonly cellsPerPage = ID_PAGE_CELLS) {}
+
   /** A new cell: the page that holds it and its byte offset there. */
   allocate(): { readonly page: Uint8Array; readonly cell: number } {
     if (this.used === this.page.length) {
-      this.page = new Uint8Array(ID_CELL * ID_PAGE_CELLS);
+      this.page = new Uint8Array(ID_CELL * this.cellsPerPage);
       this.used = 0;
     }
     const cell = this.used;
@@ -493,7 +505,10 @@ class Slot {
     this.at = other.at;
     this.idLength = other.idLength;
     this.idText = other.idText;
-    if (other.idLength > 0) this.bytes.set(other.bytes.subarray(other.cell, other.cell + other.idLength), this.cell);
+    // A loop, not set(subarray(…)): ids are short, and a subarray is an object per copy.
+    const to = this.bytes;
+    const from = other.bytes;
+    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index]!;
     this.blueprint = other.blueprint;
     this.stepId = other.stepId;
     this.line = other.line;
@@ -804,15 +819,15 @@ export class HistoryModel {
    * `recent` are built from the ring slots on first access of any of them (see
    * {@link LazyExecutions}), because most callers read only names and counts (selecting by tool or
    * hash, collecting server names) and building K + 2 executions per key was most of what keys()
-   * cost. The summary is still a snapshot: {@link settle} builds every summary not yet built before
-   * a fold reuses the slots it would read.
+   * cost. The summary is still a snapshot: {@link settle} freezes every summary not yet built (a
+   * copy of the slots it reads) before a fold changes them.
    */
   private merge(server: string, tool: string, schemaHash: string, parts: Array<{ log: string; entry: KeyEntry }>): KeySummary {
     let count = 0;
     for (const { entry } of parts) count += entry.count;
     const lazy = new LazyExecutions({ server, tool, schemaHash }, parts, this.recentLimit);
     if (this.unbuilt.length >= this.unbuiltLimit) {
-      // Summaries dropped unread, or built since, need no settling: forget them, so that a model
+      // Summaries dropped unread, or built or frozen since, need no settling: forget them, so that a model
       // asked for summaries again and again without folding keeps a bounded list.
       const kept = this.unbuilt.filter((ref) => ref.deref()?.pending === true);
       this.unbuilt.length = 0;
@@ -839,9 +854,9 @@ export class HistoryModel {
     };
   }
 
-  /** Builds every summary handed out and not yet built, before a fold reuses the slots they read. */
+  /** Freezes every summary handed out and not yet built, before a fold changes the slots they read. */
   private settle(): void {
-    for (const ref of this.unbuilt) ref.deref()?.built();
+    for (const ref of this.unbuilt) ref.deref()?.freeze();
     this.unbuilt.length = 0;
     this.unbuiltLimit = UNBUILT_MIN_LIMIT;
   }
@@ -850,26 +865,59 @@ export class HistoryModel {
 /** Below this many summaries waiting to be built, the model does not look for dropped ones. */
 const UNBUILT_MIN_LIMIT = 4096;
 
+/** What a summary reads of one log's entry for its key: the ring and the first and last slots. */
+interface EntrySlots {
+  readonly recent: readonly Slot[];
+  readonly firstRef: Slot;
+  readonly lastRef: Slot;
+}
+
+type Built = { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] };
+
 /**
- * The executions of one key's summary, built from the parts' ring slots once, on first use. The
- * model refers to it only weakly (a summary dropped unread is never built) and calls
- * {@link built} before the slots change (HistoryModel.settle).
+ * The executions of one key's summary, built from the parts' slots once, on first use. The model
+ * refers to it only weakly (a summary dropped unread is never built) and calls {@link freeze}
+ * before a fold changes the slots (HistoryModel.settle). Freezing copies the slots (numbers,
+ * shared strings and id bytes), which costs a small fraction of building the executions.
  */
 class LazyExecutions {
-  private result: { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] } | undefined;
+  private result: Built | undefined;
+  private frozen = false;
 
   constructor(
     private readonly key: HistoryKey,
-    private parts: ReadonlyArray<{ readonly log: string; readonly entry: KeyEntry }>,
+    private parts: ReadonlyArray<{ readonly log: string; readonly entry: EntrySlots }>,
     private readonly recentLimit: number,
   ) {}
 
-  /** True until built. */
+  /** True until built or frozen: the model must freeze it before changing the slots. */
   get pending(): boolean {
-    return this.result === undefined;
+    return this.result === undefined && !this.frozen;
   }
 
-  built(): { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] } {
+  /** Takes private copies of the slots it reads, so that the summary stays what it was. */
+  freeze(): void {
+    if (!this.pending) return;
+    let slots = 0;
+    for (const { entry } of this.parts) slots += entry.recent.length + 2;
+    const pool = new IdPool(slots);
+    const copy = (slot: Slot): Slot => {
+      const copied = new Slot(pool);
+      copied.copyFrom(slot);
+      return copied;
+    };
+    this.parts = this.parts.map(({ log, entry }) => {
+      const recent = entry.recent.map(copy);
+      const at = (ref: Slot): Slot => {
+        const index = entry.recent.indexOf(ref);
+        return index >= 0 ? recent[index]! : copy(ref);
+      };
+      return { log, entry: { recent, firstRef: at(entry.firstRef), lastRef: at(entry.lastRef) } };
+    });
+    this.frozen = true;
+  }
+
+  built(): Built {
     if (this.result) return this.result;
     const key = this.key;
     let first: Execution | undefined;
