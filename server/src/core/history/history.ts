@@ -179,7 +179,12 @@ export function parseEventLine(text: string, position: LinePosition, knownHashes
 class LineScratch {
   seq = 0;
   at = '';
-  atMs = 0;
+  /**
+   * Times exceed the small-integer range, so the field starts as a double (NaN, never read before
+   * it is set): starting at 0 made V8 widen the field on the first time written, replacing the
+   * object shape and throwing away the optimized code of the fold ("wrong map").
+   */
+  atMs = Number.NaN;
   /** True when `at` is exactly `new Date(atMs).toISOString()` (it need not be kept). */
   canonicalAt = false;
   executionId = '';
@@ -448,7 +453,12 @@ class IdPool {
  */
 class Slot {
   seq = 0;
-  atMs = 0;
+  /**
+   * Times exceed the small-integer range, so the field starts as a double (NaN, never read before
+   * it is set): starting at 0 made V8 widen the field on the first time written, replacing the
+   * object shape and throwing away the optimized code of the fold ("wrong map").
+   */
+  atMs = Number.NaN;
   /** Null when `at` was canonical (`new Date(atMs).toISOString()` gives it back). */
   at: string | null = null;
   /** The execution id's length when its bytes are in the pool at `cell`; -1 when it is `idText`. */
