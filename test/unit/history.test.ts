@@ -332,16 +332,34 @@ describe('HistoryModel folding', () => {
     assert.deepEqual(expected(now!).slice(0, 3), ['count 9', `first e8 ${new Date(AT0 - 108 * 60_000).toISOString()} 9`, `last e7 ${new Date(AT0 + 107 * 60_000).toISOString()} 8`]);
   });
 
-  test('summaries are plain objects with enumerable fields, and unread ones do not pile up in the model', () => {
+  test('summaries are plain objects with enumerable fields', () => {
     const model = new HistoryModel({ recentLimit: 1 });
     for (let index = 0; index < 3; index++) model.foldLine('log', line({ seq: index, at: index, executionId: `e${index}`, tool: `t${index}` }), { line: index + 1, offset: index });
     const [summary] = model.keys();
     assert.deepEqual(Object.keys(summary!), ['server', 'tool', 'schemaHash', 'count', 'first', 'last', 'recent']);
     assert.equal(JSON.parse(JSON.stringify(summary)).recent[0].executionId, 'e0');
-    // Asked again and again without a fold, the model forgets summaries already built or dropped.
-    for (let index = 0; index < 5000; index++) for (const key of model.keys()) void key.recent;
-    const unbuilt: unknown = Reflect.get(model, 'unbuilt');
-    assert.ok(Array.isArray(unbuilt) && unbuilt.length <= 4096 + 3, `unbuilt summaries kept: ${Array.isArray(unbuilt) ? unbuilt.length : 'none'}`);
+  });
+
+  test('summaries taken between folds each keep their moment, with long and non-Latin-1 ids', () => {
+    // Copy on write: every fold after a summary writes detached copies of the slots it reads, more
+    // than once per slot when summaries are taken again in between.
+    const model = new HistoryModel({ recentLimit: 3 });
+    const id = (index: number): string => (index % 3 === 0 ? `ид-${index}` : index % 3 === 1 ? `e${index}-${'z'.repeat(70)}` : `e${index}`);
+    const render = (summary: ReturnType<HistoryModel['keys']>[number]): string =>
+      `${summary.count} ${summary.first.executionId} ${summary.last.executionId} ${summary.recent.map((execution) => `${execution.executionId}@${execution.line}`).join(',')}`;
+    const taken: Array<{ summary: ReturnType<HistoryModel['keys']>[number]; expected: string }> = [];
+    for (let index = 0; index < 40; index++) {
+      // Times go back and forth, so first and last move too.
+      model.foldLine('log', line({ seq: index, at: (index % 2 === 0 ? 1 : -1) * index, executionId: id(index) }), { line: index + 1, offset: index * 100 });
+      if (index % 4 === 3) {
+        const [unread] = model.keys();
+        const [read] = model.keys();
+        taken.push({ summary: unread!, expected: render(read!) });
+      }
+    }
+    for (const [index, { summary, expected }] of taken.entries()) assert.equal(render(summary), expected, `summary ${index}`);
+    // The last three appended, newest first by time: 38 (at +38), 37 (at -37), 39 (at -39).
+    assert.equal(taken[taken.length - 1]!.expected, `40 ${id(39)} ${id(38)} ${id(38)}@39,${id(37)}@38,${id(39)}@40`);
   });
 
   test('execution ids stay exact across many id pages, and a malformed hash never makes an entry', () => {

@@ -468,15 +468,31 @@ class Slot {
   stepId: string | null = null;
   line = 0;
   offset = 0;
+  /** The model's count of dispatches folded when this slot was last written (see HistoryModel.shared). */
+  written = 0;
 
-  /** The page of the slot's id cell, and the cell's offset in it. */
-  private readonly bytes: Uint8Array;
-  private readonly cell: number;
+  constructor(
+    /** The page of the slot's id cell, and the cell's offset in it. */
+    private readonly bytes: Uint8Array,
+    private readonly cell: number,
+  ) {}
 
-  constructor(pool: IdPool) {
+  /** A new slot with a new cell of the pool. */
+  static inPool(pool: IdPool): Slot {
     const { page, cell } = pool.allocate();
-    this.bytes = page;
-    this.cell = cell;
+    return new Slot(page, cell);
+  }
+
+  /**
+   * Leaves this slot as it is, for the summaries that may read it, and returns a new slot in its id
+   * cell to be written instead (this slot's id moves into a string, so the cell is free).
+   */
+  detach(): Slot {
+    if (this.idLength >= 0) {
+      this.idText = this.executionId();
+      this.idLength = -1;
+    }
+    return new Slot(this.bytes, this.cell);
   }
 
   setExecutionId(id: string): void {
@@ -557,8 +573,8 @@ interface KeyEntry {
    */
   firstRef: Slot;
   lastRef: Slot;
-  readonly first: Slot;
-  readonly last: Slot;
+  first: Slot;
+  last: Slot;
   /** A ring of the most recent executions in append order; `next` is the oldest once full. */
   readonly recent: Slot[];
   next: number;
@@ -631,9 +647,14 @@ export class HistoryModel {
   private readonly knownHashes = new Set<string>();
   private readonly interned = new Map<string, string>();
   private readonly scratch = new LineScratch();
-  /** Summaries whose executions are not built yet (see {@link merge}). */
-  private readonly unbuilt: Array<WeakRef<LazyExecutions>> = [];
-  private unbuiltLimit = UNBUILT_MIN_LIMIT;
+  /** Dispatches folded so far: each slot written records the count (`Slot.written`). */
+  private writes = 0;
+  /**
+   * The count of dispatches when a summary was last handed out: a slot written at or before it may
+   * be read by a summary not yet built, so a fold never changes it but writes a detached copy
+   * instead (copy on write, see {@link merge}). -1: no summary handed out.
+   */
+  private sharedUpTo = -1;
 
   constructor(options: HistoryModelOptions = {}) {
     this.recentLimit = Math.max(1, Math.floor(options.recentLimit ?? DEFAULT_RECENT_LIMIT));
@@ -654,14 +675,12 @@ export class HistoryModel {
    * {@link forEachLine}); returns the position after them. `byteLength` is optional (see there).
    */
   foldText(log: string, text: string, start: LinePosition, byteLength?: number): LinePosition {
-    if (this.unbuilt.length > 0) this.settle();
     const fold = this.fold(log);
     return forEachLine(text, start, (line, number, offset) => this.foldInto(fold, line, number, offset), byteLength);
   }
 
   /** Folds one complete line (without its line end) read at `position`. */
   foldLine(log: string, text: string, position: LinePosition): void {
-    if (this.unbuilt.length > 0) this.settle();
     this.foldInto(this.fold(log), text, position.line, position.offset);
   }
 
@@ -747,25 +766,35 @@ export class HistoryModel {
     if (!entry) {
       if (!tools) fold.entries.set(server, (tools = new Map()));
       if (!hashes) tools.set(tool, (hashes = new Map()));
-      slot = new Slot(ids);
-      const first = new Slot(ids);
-      const last = new Slot(ids);
+      slot = Slot.inPool(ids);
+      const first = Slot.inPool(ids);
+      const last = Slot.inPool(ids);
       entry = { count: 0, firstRef: first, lastRef: last, first, last, recent: [slot], next: 0 };
       hashes.set(hash, entry);
     } else if (entry.recent.length < this.recentLimit) {
-      slot = new Slot(ids);
+      slot = Slot.inPool(ids);
       entry.recent.push(slot);
     } else {
       slot = entry.recent[entry.next]!;
+      if (slot.written <= this.sharedUpTo) {
+        // A summary may read this slot: it keeps it (and stays first or last if it was), and the
+        // ring gets a new slot in the same id cell.
+        slot = entry.recent[entry.next] = slot.detach();
+      } else {
+        if (slot === entry.firstRef) {
+          if (entry.first.written <= this.sharedUpTo) entry.first = entry.first.detach();
+          entry.first.copyFrom(slot);
+          entry.first.written = this.writes + 1;
+          entry.firstRef = entry.first;
+        }
+        if (slot === entry.lastRef) {
+          if (entry.last.written <= this.sharedUpTo) entry.last = entry.last.detach();
+          entry.last.copyFrom(slot);
+          entry.last.written = this.writes + 1;
+          entry.lastRef = entry.last;
+        }
+      }
       entry.next = (entry.next + 1) % this.recentLimit;
-      if (slot === entry.firstRef) {
-        entry.first.copyFrom(slot);
-        entry.firstRef = entry.first;
-      }
-      if (slot === entry.lastRef) {
-        entry.last.copyFrom(slot);
-        entry.lastRef = entry.last;
-      }
     }
     slot.seq = scratch.seq;
     slot.atMs = scratch.atMs;
@@ -775,6 +804,7 @@ export class HistoryModel {
     slot.stepId = this.intern(scratch.stepId);
     slot.line = line;
     slot.offset = offset;
+    slot.written = ++this.writes;
     if (entry.count === 0) {
       entry.firstRef = slot;
       entry.lastRef = slot;
@@ -826,25 +856,18 @@ export class HistoryModel {
 
   /**
    * A summary of one key over its parts (one per log). `count` is taken now; `first`, `last` and
-   * `recent` are built from the ring slots on first access of any of them (see
-   * {@link LazyExecutions}), because most callers read only names and counts (selecting by tool or
-   * hash, collecting server names) and building K + 2 executions per key was most of what keys()
-   * cost. The summary is still a snapshot: {@link settle} freezes every summary not yet built (a
-   * copy of the slots it reads) before a fold changes them.
+   * `recent` are built from the slots on first access of any of them (see {@link LazyExecutions}),
+   * because most callers read only names and counts (selecting by tool or hash, collecting server
+   * names) and building K + 2 executions per key was most of what keys() cost. The summary is still
+   * a snapshot: it keeps the slots it will read, and a later fold never changes a slot written
+   * before a summary was handed out ({@link sharedUpTo}): it detaches it and writes a new one.
    */
   private merge(server: string, tool: string, schemaHash: string, parts: Array<{ log: string; entry: KeyEntry }>): KeySummary {
     let count = 0;
     for (const { entry } of parts) count += entry.count;
-    const lazy = new LazyExecutions({ server, tool, schemaHash }, parts, this.recentLimit);
-    if (this.unbuilt.length >= this.unbuiltLimit) {
-      // Summaries dropped unread, or built or frozen since, need no settling: forget them, so that a model
-      // asked for summaries again and again without folding keeps a bounded list.
-      const kept = this.unbuilt.filter((ref) => ref.deref()?.pending === true);
-      this.unbuilt.length = 0;
-      this.unbuilt.push(...kept);
-      this.unbuiltLimit = Math.max(UNBUILT_MIN_LIMIT, 2 * kept.length);
-    }
-    this.unbuilt.push(new WeakRef(lazy));
+    this.sharedUpTo = this.writes;
+    const slots = parts.map(({ log, entry }) => ({ log, recent: entry.recent.slice(), firstRef: entry.firstRef, lastRef: entry.lastRef }));
+    const lazy = new LazyExecutions({ server, tool, schemaHash }, slots, this.recentLimit);
     // Own enumerable accessors on a plain object: spreading, JSON.stringify and deep equality see
     // the same properties as before, read through the getters.
     return {
@@ -863,20 +886,11 @@ export class HistoryModel {
       },
     };
   }
-
-  /** Freezes every summary handed out and not yet built, before a fold changes the slots they read. */
-  private settle(): void {
-    for (const ref of this.unbuilt) ref.deref()?.freeze();
-    this.unbuilt.length = 0;
-    this.unbuiltLimit = UNBUILT_MIN_LIMIT;
-  }
 }
 
-/** Below this many summaries waiting to be built, the model does not look for dropped ones. */
-const UNBUILT_MIN_LIMIT = 4096;
-
-/** What a summary reads of one log's entry for its key: the ring and the first and last slots. */
+/** What a summary reads of one log's entry for its key: the ring's slots, the first and the last. */
 interface EntrySlots {
+  readonly log: string;
   readonly recent: readonly Slot[];
   readonly firstRef: Slot;
   readonly lastRef: Slot;
@@ -884,48 +898,15 @@ interface EntrySlots {
 
 type Built = { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] };
 
-/**
- * The executions of one key's summary, built from the parts' slots once, on first use. The model
- * refers to it only weakly (a summary dropped unread is never built) and calls {@link freeze}
- * before a fold changes the slots (HistoryModel.settle). Freezing copies the slots (numbers,
- * shared strings and id bytes), which costs a small fraction of building the executions.
- */
+/** The executions of one key's summary, built from the slots it kept, once, on first use. */
 class LazyExecutions {
   private result: Built | undefined;
-  private frozen = false;
 
   constructor(
     private readonly key: HistoryKey,
-    private parts: ReadonlyArray<{ readonly log: string; readonly entry: EntrySlots }>,
+    private parts: readonly EntrySlots[],
     private readonly recentLimit: number,
   ) {}
-
-  /** True until built or frozen: the model must freeze it before changing the slots. */
-  get pending(): boolean {
-    return this.result === undefined && !this.frozen;
-  }
-
-  /** Takes private copies of the slots it reads, so that the summary stays what it was. */
-  freeze(): void {
-    if (!this.pending) return;
-    let slots = 0;
-    for (const { entry } of this.parts) slots += entry.recent.length + 2;
-    const pool = new IdPool(slots);
-    const copy = (slot: Slot): Slot => {
-      const copied = new Slot(pool);
-      copied.copyFrom(slot);
-      return copied;
-    };
-    this.parts = this.parts.map(({ log, entry }) => {
-      const recent = entry.recent.map(copy);
-      const at = (ref: Slot): Slot => {
-        const index = entry.recent.indexOf(ref);
-        return index >= 0 ? recent[index]! : copy(ref);
-      };
-      return { log, entry: { recent, firstRef: at(entry.firstRef), lastRef: at(entry.lastRef) } };
-    });
-    this.frozen = true;
-  }
 
   built(): Built {
     if (this.result) return this.result;
@@ -933,16 +914,16 @@ class LazyExecutions {
     let first: Execution | undefined;
     let last: Execution | undefined;
     const recent: Execution[] = [];
-    for (const { log, entry } of this.parts) {
-      const entryFirst = entry.firstRef.toExecution(log, key);
-      const entryLast = entry.lastRef.toExecution(log, key);
+    for (const { log, recent: slots, firstRef, lastRef } of this.parts) {
+      const entryFirst = firstRef.toExecution(log, key);
+      const entryLast = lastRef.toExecution(log, key);
       if (!first || newestFirst(entryFirst, first) > 0) first = entryFirst;
       if (!last || newestFirst(entryLast, last) < 0) last = entryLast;
-      for (const slot of entry.recent) recent.push(slot.toExecution(log, key));
+      for (const slot of slots) recent.push(slot.toExecution(log, key));
     }
     recent.sort(newestFirst);
     this.result = { first: first!, last: last!, recent: recent.slice(0, this.recentLimit) };
-    // The slots are no longer needed: let a log reset or removed since free them.
+    // The slots are no longer needed.
     this.parts = [];
     return this.result;
   }
