@@ -433,12 +433,10 @@ class IdPool {
   private page = new Uint8Array(0);
   private used = 0;
 
-  constructor(private readonly cellsPerPage = ID_PAGE_CELLS) {}
-
   /** A new cell: the page that holds it and its byte offset there. */
   allocate(): { readonly page: Uint8Array; readonly cell: number } {
     if (this.used === this.page.length) {
-      this.page = new Uint8Array(ID_CELL * this.cellsPerPage);
+      this.page = new Uint8Array(ID_CELL * ID_PAGE_CELLS);
       this.used = 0;
     }
     const cell = this.used;
@@ -468,7 +466,7 @@ class Slot {
   stepId: string | null = null;
   line = 0;
   offset = 0;
-  /** The model's count of dispatches folded when this slot was last written (see HistoryModel.shared). */
+  /** The model's count of dispatches folded when this slot was last written (see HistoryModel.sharedUpTo). */
   written = 0;
 
   constructor(
@@ -569,7 +567,8 @@ interface KeyEntry {
   /**
    * The first and last execution by time: a ring slot while it is in the ring (no copy per event;
    * events mostly come in time order, so the newest slot is usually the last), copied into the
-   * entry's own `first` / `last` slot just before the ring reuses it.
+   * entry's own `first` / `last` slot just before the ring reuses it, or kept as it is when the
+   * ring detaches it for a summary (copy on write: a detached slot is never written again).
    */
   firstRef: Slot;
   lastRef: Slot;
