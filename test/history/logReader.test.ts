@@ -224,6 +224,52 @@ describe('LogReader', () => {
     }
   });
 
+  test('the default chunk size: a multi-byte character and a line across the chunk boundaries', async () => {
+    // Reads are 256 KiB by default (two buffers): a 4-byte character straddles the first boundary,
+    // a plain line the second; both lines keep their content and exact byte offsets.
+    const CHUNK = 256 * 1024;
+    const parts: string[] = [];
+    let bytes = 0;
+    let seq = 0;
+    const push = (text: string): void => {
+      parts.push(text);
+      bytes += Buffer.byteLength(text) + 1;
+    };
+    const padTo = (boundary: number): void => {
+      while (bytes + 2 * Buffer.byteLength(event(seq + 1)) < boundary) push(event(++seq));
+    };
+    padTo(CHUNK);
+    // Place the emoji so that the boundary falls after its second byte.
+    const probe = event(seq + 1, { blueprint: 'x😀' });
+    const emojiAt = Buffer.byteLength(probe.slice(0, probe.indexOf('😀')));
+    const fill = CHUNK - 2 - bytes - emojiAt + 1;
+    const straddling = event(++seq, { blueprint: `${'x'.repeat(fill)}😀` });
+    assert.equal(bytes + Buffer.byteLength(straddling.slice(0, straddling.indexOf('😀'))) + 2, CHUNK);
+    push(straddling);
+    const emojiLine = seq;
+    padTo(2 * CHUNK);
+    push(event(++seq, { blueprint: 'y'.repeat(300) }));
+    const spanningLine = seq;
+    for (let index = 0; index < 10; index++) push(event(++seq));
+    const file = tempFile();
+    const content = Buffer.from(`${parts.join('\n')}\n`, 'utf8');
+    fs.writeFileSync(file, content);
+    const starts = [0];
+    for (let index = 0; index < content.length - 1; index++) if (content[index] === 10) starts.push(index + 1);
+    assert.ok(starts[spanningLine - 1]! < 2 * CHUNK && starts[spanningLine]! > 2 * CHUNK, 'a line spans the second boundary');
+
+    const model = new HistoryModel({ recentLimit: seq });
+    const result = await new LogReader(file, 'run', model).update();
+    assert.equal(result.bytesRead, content.length);
+    const stats = model.logStats('run');
+    assert.deepEqual([stats.lines, stats.dispatched, stats.malformed], [seq, seq, 0]);
+    const recent = model.summary({ server: 'demo', tool: 'reverse_text', schemaHash: LIVE })!.recent;
+    assert.equal(recent.length, seq);
+    for (const execution of recent) assert.equal(execution.offset, starts[execution.line - 1], `line ${execution.line}`);
+    assert.equal(recent.find((execution) => execution.line === emojiLine)!.blueprint, `${'x'.repeat(fill)}😀`);
+    assert.equal(recent.find((execution) => execution.line === spanningLine)!.blueprint, 'y'.repeat(300));
+  });
+
   test('a line longer than the limit is skipped as too-long without being held', async () => {
     const file = tempFile();
     fs.writeFileSync(file, `${event(1)}\n${'x'.repeat(5000)}\n${event(3)}\n`);

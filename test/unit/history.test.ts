@@ -191,6 +191,20 @@ describe('parseTime', () => {
       assert.equal(parseTime(text), Date.parse(text), text);
     }
   });
+
+  test('a non-digit in any digit position of the canonical form is never read as a time', () => {
+    // The fast path folds each pair of digits into a number and marks a non-digit by a negative
+    // value; every position, with the characters on either side of the digits, must fail it.
+    const canonical = '2026-08-20T10:15:02.118Z';
+    const digitPositions = [...canonical].flatMap((char, index) => (/[0-9]/.test(char) ? [index] : []));
+    assert.equal(digitPositions.length, 17);
+    for (const index of digitPositions) {
+      for (const replacement of ['/', ':', 'x', ' ', '\u0660']) {
+        const text = canonical.slice(0, index) + replacement + canonical.slice(index + 1);
+        assert.deepEqual(parseTime(text), Date.parse(text), JSON.stringify(text));
+      }
+    }
+  });
 });
 
 describe('forEachLine and byte offsets', () => {
@@ -289,6 +303,85 @@ describe('HistoryModel folding', () => {
     model.removeLog('a');
     assert.deepEqual(model.keys(), []);
     assert.deepEqual(model.logs(), ['b']);
+  });
+
+  test('a summary is a snapshot: folds after keys() change neither an unread nor a read summary', () => {
+    // Summaries build their executions on first access; the model must copy the slots an unread
+    // summary would read before a fold reuses them (ring reuse, new first and last).
+    const model = new HistoryModel({ recentLimit: 2 });
+    const fold = (from: number, to: number, at: (index: number) => number): void => {
+      for (let index = from; index < to; index++) model.foldLine('log', line({ seq: index, at: at(index), executionId: `e${index}`, blueprint: `b${index}` }), { line: index + 1, offset: index * 10 });
+    };
+    fold(0, 5, (index) => index);
+    const expected = (summary: ReturnType<HistoryModel['keys']>[number]): string[] => [
+      `count ${summary.count}`,
+      `first ${summary.first.executionId} ${summary.first.at} ${summary.first.line}`,
+      `last ${summary.last.executionId} ${summary.last.at} ${summary.last.line}`,
+      ...summary.recent.map((execution) => `recent ${execution.executionId} ${execution.blueprint} ${execution.at} ${execution.line} ${execution.offset}`),
+    ];
+    const [unread] = model.keys();
+    const [read] = model.keys();
+    const readBefore = expected(read!);
+    const snapshot = expected(model.keys()[0]!);
+    assert.deepEqual(snapshot, ['count 5', `first e0 ${new Date(AT0).toISOString()} 1`, `last e4 ${new Date(AT0 + 4 * 60_000).toISOString()} 5`, `recent e4 b4 ${new Date(AT0 + 4 * 60_000).toISOString()} 5 40`, `recent e3 b3 ${new Date(AT0 + 3 * 60_000).toISOString()} 4 30`]);
+    // Earlier and later events than any before: the ring, first and last all change.
+    fold(5, 9, (index) => (index % 2 === 0 ? -100 - index : 100 + index));
+    assert.deepEqual(expected(unread!), snapshot, 'unread summary');
+    assert.deepEqual(expected(read!), readBefore, 'read summary');
+    const [now] = model.keys();
+    assert.deepEqual(expected(now!).slice(0, 3), ['count 9', `first e8 ${new Date(AT0 - 108 * 60_000).toISOString()} 9`, `last e7 ${new Date(AT0 + 107 * 60_000).toISOString()} 8`]);
+  });
+
+  test('summaries are plain objects with enumerable fields', () => {
+    const model = new HistoryModel({ recentLimit: 1 });
+    for (let index = 0; index < 3; index++) model.foldLine('log', line({ seq: index, at: index, executionId: `e${index}`, tool: `t${index}` }), { line: index + 1, offset: index });
+    const [summary] = model.keys();
+    assert.deepEqual(Object.keys(summary!), ['server', 'tool', 'schemaHash', 'count', 'first', 'last', 'recent']);
+    assert.equal(JSON.parse(JSON.stringify(summary)).recent[0].executionId, 'e0');
+  });
+
+  test('summaries taken between folds each keep their moment, with long and non-Latin-1 ids', () => {
+    // Copy on write: every fold after a summary writes detached copies of the slots it reads, more
+    // than once per slot when summaries are taken again in between.
+    const model = new HistoryModel({ recentLimit: 3 });
+    const id = (index: number): string => (index % 3 === 0 ? `ид-${index}` : index % 3 === 1 ? `e${index}-${'z'.repeat(70)}` : `e${index}`);
+    const render = (summary: ReturnType<HistoryModel['keys']>[number]): string =>
+      `${summary.count} ${summary.first.executionId} ${summary.last.executionId} ${summary.recent.map((execution) => `${execution.executionId}@${execution.line}`).join(',')}`;
+    const taken: Array<{ summary: ReturnType<HistoryModel['keys']>[number]; expected: string }> = [];
+    for (let index = 0; index < 40; index++) {
+      // Times go back and forth, so first and last move too.
+      model.foldLine('log', line({ seq: index, at: (index % 2 === 0 ? 1 : -1) * index, executionId: id(index) }), { line: index + 1, offset: index * 100 });
+      if (index % 4 === 3) {
+        const [unread] = model.keys();
+        const [read] = model.keys();
+        taken.push({ summary: unread!, expected: render(read!) });
+      }
+    }
+    for (const [index, { summary, expected }] of taken.entries()) assert.equal(render(summary), expected, `summary ${index}`);
+    // The last three appended, newest first by time: 38 (at +38), 37 (at -37), 39 (at -39).
+    assert.equal(taken[taken.length - 1]!.expected, `40 ${id(39)} ${id(38)} ${id(38)}@39,${id(37)}@38,${id(39)}@40`);
+  });
+
+  test('execution ids stay exact across many id pages, and a malformed hash never makes an entry', () => {
+    const model = new HistoryModel({ recentLimit: 2 });
+    const id = (tool: number, index: number): string => `exec_${tool}_${index}_${'x'.repeat((tool * 7 + index) % 50)}`;
+    let lineNumber = 0;
+    for (let tool = 0; tool < 300; tool++) {
+      for (let index = 0; index < 3; index++) model.foldLine('log', line({ seq: lineNumber, at: lineNumber, executionId: id(tool, index), tool: `t${tool}` }), { line: ++lineNumber, offset: lineNumber });
+    }
+    const keys = model.keys();
+    assert.equal(keys.length, 300);
+    for (const key of keys) {
+      const tool = Number(key.tool.slice(1));
+      assert.deepEqual([key.first.executionId, key.last.executionId, ...key.recent.map((e) => e.executionId)], [id(tool, 0), id(tool, 2), id(tool, 2), id(tool, 1)], key.tool);
+    }
+    const before = model.logStats('log').dispatched;
+    for (let index = 0; index < 2; index++) model.foldLine('log', line({ tool: 'bad', hash: 'fnv1a64:NOT-HEX' }), { line: ++lineNumber, offset: lineNumber });
+    const stats = model.logStats('log');
+    assert.equal(stats.dispatched, before);
+    assert.deepEqual(stats.problems.map((found) => found.reason), ['malformed-schema-hash', 'malformed-schema-hash']);
+    assert.equal(model.keys().length, 300);
+    assert.equal(model.summary({ server: 'demo', tool: 'bad', schemaHash: 'fnv1a64:NOT-HEX' }), undefined);
   });
 
   test('a torn line is reported, not folded, and cleared once completed', () => {

@@ -179,7 +179,12 @@ export function parseEventLine(text: string, position: LinePosition, knownHashes
 class LineScratch {
   seq = 0;
   at = '';
-  atMs = 0;
+  /**
+   * Times exceed the small-integer range, so the field starts as a double (NaN, never read before
+   * it is set): starting at 0 made V8 widen the field on the first time written, replacing the
+   * object shape and throwing away the optimized code of the fold ("wrong map").
+   */
+  atMs = Number.NaN;
   /** True when `at` is exactly `new Date(atMs).toISOString()` (it need not be kept). */
   canonicalAt = false;
   executionId = '';
@@ -213,9 +218,11 @@ function fieldProblem(event: Record<string, unknown>, line: number, offset: numb
 
 /**
  * Reads and checks one line. Returns what it is — blank, another type, a problem — or undefined for
- * a valid `MCP_DISPATCHED`, whose fields are then in `scratch`.
+ * a valid `MCP_DISPATCHED`, whose fields are then in `scratch`. With `checkHash` false the last
+ * check, of the schema hash ({@link schemaHashProblem}), is left to the caller, which must make it
+ * before using the event (the model skips it for a hash it already holds an entry for).
  */
-function checkLine(text: string, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch): ParsedLine | undefined {
+function checkLine(text: string, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch, checkHash = true): ParsedLine | undefined {
   if (text.length === 0) return BLANK;
   let value: unknown;
   try {
@@ -257,15 +264,15 @@ function checkLine(text: string, line: number, offset: number, knownHashes: Set<
   scratch.server = server;
   scratch.toolName = toolName;
   scratch.schemaHash = schemaHash;
-  return checkTimeAndHash(at, 0, at.length, line, offset, knownHashes, scratch);
+  return checkTime(at, 0, at.length, line, offset, scratch) ?? (checkHash ? schemaHashProblem(schemaHash, line, offset, knownHashes) : undefined);
 }
 
 /**
- * The last two checks of a dispatch whose fields are all present and typed: `at` (the text
- * `source[start, end)`) is a date-time, and the schema hash in `scratch` is a well-formed pin.
- * Sets `scratch.atMs` and `scratch.canonicalAt`, and `scratch.at` when `at` is not canonical.
+ * The check before last of a dispatch whose fields are all present and typed: `at` (the text
+ * `source[start, end)`) is a date-time. Sets `scratch.atMs` and `scratch.canonicalAt`, and
+ * `scratch.at` when `at` is not canonical.
  */
-function checkTimeAndHash(source: string, start: number, end: number, line: number, offset: number, knownHashes: Set<string> | undefined, scratch: LineScratch): ParsedLine | undefined {
+function checkTime(source: string, start: number, end: number, line: number, offset: number, scratch: LineScratch): ParsedLine | undefined {
   let atMs = parseCanonicalTimeAt(source, start, end);
   scratch.canonicalAt = !Number.isNaN(atMs);
   if (!scratch.canonicalAt) {
@@ -274,22 +281,31 @@ function checkTimeAndHash(source: string, start: number, end: number, line: numb
     atMs = Date.parse(at);
   }
   if (Number.isNaN(atMs)) return lineProblem(line, offset, 'mistyped-field', `${DISPATCH_EVENT_TYPE} "at" is not a date-time (ISO 8601)`, 'at');
-  const schemaHash = scratch.schemaHash;
-  if (!knownHashes?.has(schemaHash)) {
-    const parsed = parsePin(schemaHash, 'fnv1a64');
-    if (!isParsedPin(parsed)) return lineProblem(line, offset, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
-    if (knownHashes && knownHashes.size < MAX_INTERNED) knownHashes.add(schemaHash);
-  }
   scratch.atMs = atMs;
+  return undefined;
+}
+
+/** The last check of a dispatch: its schema hash is a well-formed `fnv1a64:` pin. */
+function schemaHashProblem(schemaHash: string, line: number, offset: number, knownHashes: Set<string> | undefined): ParsedLine | undefined {
+  if (knownHashes?.has(schemaHash)) return undefined;
+  const parsed = parsePin(schemaHash, 'fnv1a64');
+  if (!isParsedPin(parsed)) return lineProblem(line, offset, 'malformed-schema-hash', `${DISPATCH_EVENT_TYPE} "data.schemaHash": ${parsed.message}`, 'data.schemaHash');
+  if (knownHashes && knownHashes.size < MAX_INTERNED) knownHashes.add(schemaHash);
   return undefined;
 }
 
 const BLANK: ParsedLine = { kind: 'blank' };
 
 
-function digitAt(text: string, index: number): number {
-  const value = text.charCodeAt(index) - 48;
-  return value >= 0 && value <= 9 ? value : NaN;
+/**
+ * The two decimal digits at `text[index, index + 2)` as a number, or -1000 when either is not a
+ * digit (far enough below every bound checked that any sum containing it fails the check). Integer
+ * arithmetic throughout: NaN for a non-digit made every field of the time a double.
+ */
+function twoDigitsAt(text: string, index: number): number {
+  const tens = text.charCodeAt(index) - 48;
+  const ones = text.charCodeAt(index + 1) - 48;
+  return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1000;
 }
 
 /**
@@ -305,15 +321,19 @@ function parseCanonicalTime(text: string): number {
 function parseCanonicalTimeAt(text: string, start: number, end: number): number {
   if (end - start !== 24 || text.charCodeAt(start + 23) !== 90 || text.charCodeAt(start + 4) !== 45 || text.charCodeAt(start + 7) !== 45 || text.charCodeAt(start + 10) !== 84) return NaN;
   if (text.charCodeAt(start + 13) !== 58 || text.charCodeAt(start + 16) !== 58 || text.charCodeAt(start + 19) !== 46) return NaN;
-  const year = digitAt(text, start) * 1000 + digitAt(text, start + 1) * 100 + digitAt(text, start + 2) * 10 + digitAt(text, start + 3);
-  const month = digitAt(text, start + 5) * 10 + digitAt(text, start + 6);
-  const day = digitAt(text, start + 8) * 10 + digitAt(text, start + 9);
-  const hour = digitAt(text, start + 11) * 10 + digitAt(text, start + 12);
-  const minute = digitAt(text, start + 14) * 10 + digitAt(text, start + 15);
-  const second = digitAt(text, start + 17) * 10 + digitAt(text, start + 18);
-  const millisecond = digitAt(text, start + 20) * 100 + digitAt(text, start + 21) * 10 + digitAt(text, start + 22);
-  // NaN fails every comparison, so a non-digit anywhere lands here too.
-  if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour <= 23 && minute <= 59 && second <= 59 && millisecond >= 0)) return NaN;
+  const century = twoDigitsAt(text, start);
+  const yearOfCentury = twoDigitsAt(text, start + 2);
+  const year = century * 100 + yearOfCentury;
+  const month = twoDigitsAt(text, start + 5);
+  const day = twoDigitsAt(text, start + 8);
+  const hour = twoDigitsAt(text, start + 11);
+  const minute = twoDigitsAt(text, start + 14);
+  const second = twoDigitsAt(text, start + 17);
+  const lastDigit = text.charCodeAt(start + 22) - 48;
+  const millisecond = lastDigit >= 0 && lastDigit <= 9 ? twoDigitsAt(text, start + 20) * 10 + lastDigit : -1;
+  // A non-digit makes its field negative (each pair of the year is checked on its own), which fails
+  // the check.
+  if (!(century >= 0 && yearOfCentury >= 0 && year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && millisecond >= 0)) return NaN;
   return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
 }
 
@@ -400,22 +420,28 @@ export interface SeenAt {
  * written in place into one array leave no garbage.
  */
 const ID_CELL = 64;
-/** The 256 Latin-1 characters, by code. */
-const LATIN1: readonly string[] = Array.from({ length: 256 }, (_, code) => String.fromCharCode(code));
 
-/** Fixed cells of {@link ID_CELL} bytes, one per slot of a log; grows by doubling, never shrinks. */
+/** Cells per page of an {@link IdPool} (16 KiB pages). */
+const ID_PAGE_CELLS = 256;
+
+/**
+ * Fixed cells of {@link ID_CELL} bytes, one per slot of a log, in pages that are never copied nor
+ * freed while the log is kept. One array grown by doubling held up to twice the bytes in use, and
+ * both copies while it grew (3 MiB at the peak for 1 MiB of ids).
+ */
 class IdPool {
-  bytes = new Uint8Array(ID_CELL * 64);
-  private cells = 0;
+  private page = new Uint8Array(0);
+  private used = 0;
 
-  /** The byte offset of a new cell. */
-  allocate(): number {
-    if ((this.cells + 1) * ID_CELL > this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2);
-      grown.set(this.bytes);
-      this.bytes = grown;
+  /** A new cell: the page that holds it and its byte offset there. */
+  allocate(): { readonly page: Uint8Array; readonly cell: number } {
+    if (this.used === this.page.length) {
+      this.page = new Uint8Array(ID_CELL * ID_PAGE_CELLS);
+      this.used = 0;
     }
-    return this.cells++ * ID_CELL;
+    const cell = this.used;
+    this.used += ID_CELL;
+    return { page: this.page, cell };
   }
 }
 
@@ -425,7 +451,12 @@ class IdPool {
  */
 class Slot {
   seq = 0;
-  atMs = 0;
+  /**
+   * Times exceed the small-integer range, so the field starts as a double (NaN, never read before
+   * it is set): starting at 0 made V8 widen the field on the first time written, replacing the
+   * object shape and throwing away the optimized code of the fold ("wrong map").
+   */
+  atMs = Number.NaN;
   /** Null when `at` was canonical (`new Date(atMs).toISOString()` gives it back). */
   at: string | null = null;
   /** The execution id's length when its bytes are in the pool at `cell`; -1 when it is `idText`. */
@@ -435,13 +466,37 @@ class Slot {
   stepId: string | null = null;
   line = 0;
   offset = 0;
+  /** The model's count of dispatches folded when this slot was last written (see HistoryModel.sharedUpTo). */
+  written = 0;
 
-  constructor(readonly pool: IdPool, readonly cell: number) {}
+  constructor(
+    /** The page of the slot's id cell, and the cell's offset in it. */
+    private readonly bytes: Uint8Array,
+    private readonly cell: number,
+  ) {}
+
+  /** A new slot with a new cell of the pool. */
+  static inPool(pool: IdPool): Slot {
+    const { page, cell } = pool.allocate();
+    return new Slot(page, cell);
+  }
+
+  /**
+   * Leaves this slot as it is, for the summaries that may read it, and returns a new slot in its id
+   * cell to be written instead (this slot's id moves into a string, so the cell is free).
+   */
+  detach(): Slot {
+    if (this.idLength >= 0) {
+      this.idText = this.executionId();
+      this.idLength = -1;
+    }
+    return new Slot(this.bytes, this.cell);
+  }
 
   setExecutionId(id: string): void {
     const length = id.length;
     if (length <= ID_CELL) {
-      const bytes = this.pool.bytes;
+      const bytes = this.bytes;
       const cell = this.cell;
       let index = 0;
       for (; index < length; index++) {
@@ -461,9 +516,10 @@ class Slot {
 
   executionId(): string {
     if (this.idLength < 0) return this.idText;
-    const bytes = this.pool.bytes;
-    let text = '';
-    for (let index = this.cell, end = this.cell + this.idLength; index < end; index++) text += LATIN1[bytes[index]!]!;
+    // One flat string from the cell's bytes (each byte is one Latin-1 code). Concatenating
+    // character by character made a rope of ~20 cons strings per id, which survived into the old
+    // generation with the summaries that hold it: most of the cost of keys() was that garbage.
+    const text: string = Reflect.apply(String.fromCharCode, undefined, this.bytes.subarray(this.cell, this.cell + this.idLength));
     return text;
   }
 
@@ -473,7 +529,10 @@ class Slot {
     this.at = other.at;
     this.idLength = other.idLength;
     this.idText = other.idText;
-    if (other.idLength > 0) this.pool.bytes.copyWithin(this.cell, other.cell, other.cell + other.idLength);
+    // A loop, not set(subarray(…)): ids are short, and a subarray is an object per copy.
+    const to = this.bytes;
+    const from = other.bytes;
+    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index]!;
     this.blueprint = other.blueprint;
     this.stepId = other.stepId;
     this.line = other.line;
@@ -508,12 +567,13 @@ interface KeyEntry {
   /**
    * The first and last execution by time: a ring slot while it is in the ring (no copy per event;
    * events mostly come in time order, so the newest slot is usually the last), copied into the
-   * entry's own `first` / `last` slot just before the ring reuses it.
+   * entry's own `first` / `last` slot just before the ring reuses it, or kept as it is when the
+   * ring detaches it for a summary (copy on write: a detached slot is never written again).
    */
   firstRef: Slot;
   lastRef: Slot;
-  readonly first: Slot;
-  readonly last: Slot;
+  first: Slot;
+  last: Slot;
   /** A ring of the most recent executions in append order; `next` is the oldest once full. */
   readonly recent: Slot[];
   next: number;
@@ -586,6 +646,14 @@ export class HistoryModel {
   private readonly knownHashes = new Set<string>();
   private readonly interned = new Map<string, string>();
   private readonly scratch = new LineScratch();
+  /** Dispatches folded so far: each slot written records the count (`Slot.written`). */
+  private writes = 0;
+  /**
+   * The count of dispatches when a summary was last handed out: a slot written at or before it may
+   * be read by a summary not yet built, so a fold never changes it but writes a detached copy
+   * instead (copy on write, see {@link merge}). -1: no summary handed out.
+   */
+  private sharedUpTo = -1;
 
   constructor(options: HistoryModelOptions = {}) {
     this.recentLimit = Math.max(1, Math.floor(options.recentLimit ?? DEFAULT_RECENT_LIMIT));
@@ -669,44 +737,63 @@ export class HistoryModel {
   private foldInto(fold: LogFold, text: string, line: number, offset: number): void {
     fold.counters.lines++;
     const scratch = this.scratch;
-    const found = checkLine(text, line, offset, this.knownHashes, scratch);
+    // The schema hash is checked only for a key the log has no entry for yet: an entry is only
+    // ever made for a well-formed hash, so the common case skips a lookup of the fresh string.
+    const found = checkLine(text, line, offset, undefined, scratch, false);
     if (found) {
       if (found.kind === 'blank') fold.counters.blank++;
       else if (found.kind === 'other') fold.counters.skipped++;
       else if (found.kind === 'problem') this.addProblem(fold, found.problem);
       return;
     }
-    fold.counters.dispatched++;
     const server = scratch.server;
     const tool = scratch.toolName;
     const hash = scratch.schemaHash;
     let tools = fold.entries.get(server);
-    if (!tools) fold.entries.set(server, (tools = new Map()));
-    let hashes = tools.get(tool);
-    if (!hashes) tools.set(tool, (hashes = new Map()));
-    let entry = hashes.get(hash);
+    let hashes = tools?.get(tool);
+    let entry = hashes?.get(hash);
+    if (!entry) {
+      const malformed = schemaHashProblem(hash, line, offset, this.knownHashes);
+      if (malformed) {
+        if (malformed.kind === 'problem') this.addProblem(fold, malformed.problem);
+        return;
+      }
+    }
+    fold.counters.dispatched++;
     let slot: Slot;
     const ids = fold.ids;
     if (!entry) {
-      slot = new Slot(ids, ids.allocate());
-      const first = new Slot(ids, ids.allocate());
-      const last = new Slot(ids, ids.allocate());
+      if (!tools) fold.entries.set(server, (tools = new Map()));
+      if (!hashes) tools.set(tool, (hashes = new Map()));
+      slot = Slot.inPool(ids);
+      const first = Slot.inPool(ids);
+      const last = Slot.inPool(ids);
       entry = { count: 0, firstRef: first, lastRef: last, first, last, recent: [slot], next: 0 };
       hashes.set(hash, entry);
     } else if (entry.recent.length < this.recentLimit) {
-      slot = new Slot(ids, ids.allocate());
+      slot = Slot.inPool(ids);
       entry.recent.push(slot);
     } else {
       slot = entry.recent[entry.next]!;
+      if (slot.written <= this.sharedUpTo) {
+        // A summary may read this slot: it keeps it (and stays first or last if it was), and the
+        // ring gets a new slot in the same id cell.
+        slot = entry.recent[entry.next] = slot.detach();
+      } else {
+        if (slot === entry.firstRef) {
+          if (entry.first.written <= this.sharedUpTo) entry.first = entry.first.detach();
+          entry.first.copyFrom(slot);
+          entry.first.written = this.writes + 1;
+          entry.firstRef = entry.first;
+        }
+        if (slot === entry.lastRef) {
+          if (entry.last.written <= this.sharedUpTo) entry.last = entry.last.detach();
+          entry.last.copyFrom(slot);
+          entry.last.written = this.writes + 1;
+          entry.lastRef = entry.last;
+        }
+      }
       entry.next = (entry.next + 1) % this.recentLimit;
-      if (slot === entry.firstRef) {
-        entry.first.copyFrom(slot);
-        entry.firstRef = entry.first;
-      }
-      if (slot === entry.lastRef) {
-        entry.last.copyFrom(slot);
-        entry.lastRef = entry.last;
-      }
     }
     slot.seq = scratch.seq;
     slot.atMs = scratch.atMs;
@@ -716,6 +803,7 @@ export class HistoryModel {
     slot.stepId = this.intern(scratch.stepId);
     slot.line = line;
     slot.offset = offset;
+    slot.written = ++this.writes;
     if (entry.count === 0) {
       entry.firstRef = slot;
       entry.lastRef = slot;
@@ -765,22 +853,78 @@ export class HistoryModel {
     return parts.length > 0 ? this.merge(key.server, key.tool, key.schemaHash, parts) : undefined;
   }
 
+  /**
+   * A summary of one key over its parts (one per log). `count` is taken now; `first`, `last` and
+   * `recent` are built from the slots on first access of any of them (see {@link LazyExecutions}),
+   * because most callers read only names and counts (selecting by tool or hash, collecting server
+   * names) and building K + 2 executions per key was most of what keys() cost. The summary is still
+   * a snapshot: it keeps the slots it will read, and a later fold never changes a slot written
+   * before a summary was handed out ({@link sharedUpTo}): it detaches it and writes a new one.
+   */
   private merge(server: string, tool: string, schemaHash: string, parts: Array<{ log: string; entry: KeyEntry }>): KeySummary {
-    const key: HistoryKey = { server, tool, schemaHash };
     let count = 0;
+    for (const { entry } of parts) count += entry.count;
+    this.sharedUpTo = this.writes;
+    const slots = parts.map(({ log, entry }) => ({ log, recent: entry.recent.slice(), firstRef: entry.firstRef, lastRef: entry.lastRef }));
+    const lazy = new LazyExecutions({ server, tool, schemaHash }, slots, this.recentLimit);
+    // Own enumerable accessors on a plain object: spreading, JSON.stringify and deep equality see
+    // the same properties as before, read through the getters.
+    return {
+      server,
+      tool,
+      schemaHash,
+      count,
+      get first() {
+        return lazy.built().first;
+      },
+      get last() {
+        return lazy.built().last;
+      },
+      get recent() {
+        return lazy.built().recent;
+      },
+    };
+  }
+}
+
+/** What a summary reads of one log's entry for its key: the ring's slots, the first and the last. */
+interface EntrySlots {
+  readonly log: string;
+  readonly recent: readonly Slot[];
+  readonly firstRef: Slot;
+  readonly lastRef: Slot;
+}
+
+type Built = { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] };
+
+/** The executions of one key's summary, built from the slots it kept, once, on first use. */
+class LazyExecutions {
+  private result: Built | undefined;
+
+  constructor(
+    private readonly key: HistoryKey,
+    private parts: readonly EntrySlots[],
+    private readonly recentLimit: number,
+  ) {}
+
+  built(): Built {
+    if (this.result) return this.result;
+    const key = this.key;
     let first: Execution | undefined;
     let last: Execution | undefined;
     const recent: Execution[] = [];
-    for (const { log, entry } of parts) {
-      count += entry.count;
-      const entryFirst = entry.firstRef.toExecution(log, key);
-      const entryLast = entry.lastRef.toExecution(log, key);
+    for (const { log, recent: slots, firstRef, lastRef } of this.parts) {
+      const entryFirst = firstRef.toExecution(log, key);
+      const entryLast = lastRef.toExecution(log, key);
       if (!first || newestFirst(entryFirst, first) > 0) first = entryFirst;
       if (!last || newestFirst(entryLast, last) < 0) last = entryLast;
-      for (const slot of entry.recent) recent.push(slot.toExecution(log, key));
+      for (const slot of slots) recent.push(slot.toExecution(log, key));
     }
     recent.sort(newestFirst);
-    return { server, tool, schemaHash, count, first: first!, last: last!, recent: recent.slice(0, this.recentLimit) };
+    this.result = { first: first!, last: last!, recent: recent.slice(0, this.recentLimit) };
+    // The slots are no longer needed.
+    this.parts = [];
+    return this.result;
   }
 }
 
