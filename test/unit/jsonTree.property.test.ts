@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type Node, type ParseError, type ParseOptions, parseTree } from 'jsonc-parser';
-import { parseJsonTree } from '../../server/src/core/json/jsonDocument';
+import { MAX_NESTING, parseJsonDocument, parseJsonTree } from '../../server/src/core/json/jsonDocument';
 
 const RUNS = 1500;
 
@@ -87,6 +87,30 @@ describe('parseJsonTree builds the tree jsonc-parser parseTree builds', () => {
   test('edge cases by hand', () => {
     for (const text of ['', '   ', '{', '[', '{"a"', '{"a":', '{"a":1,', '{"a" 1}', '[1,,2]', '{"a":1}{"b":2}', '1 2', '{"a":{"b":[1,{"c":', '{ "a": 1, "a": 2 }', '// only a comment']) {
       for (const options of OPTION_SETS) assertSameTree(text, options);
+    }
+  });
+
+  test('nesting: the limit is read while the tree is built, and the problem is where the scan puts it', () => {
+    // At the limit: read. One deeper, far deeper (the parser's own recursion gives out), or
+    // unbalanced: no tree, and one TP100 on the bracket that passed the limit.
+    const atLimit = parseJsonDocument(`${'['.repeat(MAX_NESTING)}${']'.repeat(MAX_NESTING)}`);
+    assert.ok(atLimit.root, 'a document at the limit is read');
+    assert.deepEqual(atLimit.problems, []);
+    const cases: Array<[string, number]> = [
+      [`${'['.repeat(MAX_NESTING + 1)}${']'.repeat(MAX_NESTING + 1)}`, MAX_NESTING],
+      ['{"a":'.repeat(MAX_NESTING + 1) + '1' + '}'.repeat(MAX_NESTING + 1), MAX_NESTING * 5],
+      ['['.repeat(200_000), MAX_NESTING],
+      [`// a comment with [[[[ brackets\n${'[{"k":'.repeat(300)}`, 32 + (MAX_NESTING / 2) * 6],
+    ];
+    for (const [text, offset] of cases) {
+      const document = parseJsonDocument(text);
+      assert.equal(document.root, undefined, `no tree for ${text.slice(0, 40)}…`);
+      assert.deepEqual(
+        document.problems.map((found) => [found.code, found.span.offset]),
+        [['TP100', offset]],
+        `the problem of ${text.slice(0, 40)}…`,
+      );
+      assert.match(document.problems[0]!.message, /nests deeper than 512 levels/);
     }
   });
 });

@@ -76,16 +76,29 @@ export function nestsTooDeep(text: string, limit = MAX_NESTING): boolean {
 
 /** Parses JSONC text (comments and trailing commas allowed) into a tree with offsets. */
 export function parseJsonDocument(text: string): JsonDocument {
-  const deep = tooDeepAt(text, MAX_NESTING);
-  if (deep >= 0) {
+  const errors = new BoundedErrors(MAX_PROBLEMS_PER_FILE);
+  // The nesting is measured while the tree is built, and the text is scanned for where it goes too
+  // deep only when it does: a scan of every document before parsing it was a twentieth of a cold
+  // check (issue 13). A document so deep that the parser's recursion runs out of stack (far
+  // beyond the limit) is the same case.
+  let root: JsonNode | undefined;
+  let tooDeep: boolean;
+  try {
+    const built = parseJsonTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true }, MAX_NESTING);
+    tooDeep = built === TOO_DEEP;
+    if (built !== TOO_DEEP) root = built;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    tooDeep = true;
+  }
+  if (tooDeep) {
+    const deep = Math.max(0, tooDeepAt(text, MAX_NESTING));
     return {
       text,
       root: undefined,
       problems: [problem('TP100', { offset: deep, length: 1 }, `JSON syntax error: the document nests deeper than ${MAX_NESTING} levels here, more than Toolpin reads`)],
     };
   }
-  const errors = new BoundedErrors(MAX_PROBLEMS_PER_FILE);
-  const root = parseJsonTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   const problems: Problem[] = [...errors].map((error) =>
     problem(
       'TP100',
@@ -111,11 +124,14 @@ export function parseJsonDocument(text: string): JsonDocument {
  * spare slots were a third of a large document's tree (issue 13). Here children wait on one
  * shared stack and each container gets an array of its exact length when it closes. Every node
  * is made with all of its fields (a property's `colonOffset` is set on the object it was made
- * with), and key names and short strings are shared within one parse, since a blueprint repeats
- * the same few keys ten thousand times. Leaves have no `children`, containers no `value`, as
+ * with), and key names are shared within one parse, since a blueprint repeats the same few keys
+ * ten thousand times. Leaves have no `children`, containers no `value`, as
  * with `parseTree`.
  */
-export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions): JsonNode | undefined {
+export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions): JsonNode | undefined;
+/** The same, or {@link TOO_DEEP} when objects and arrays nest deeper than `maxDepth`. */
+export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth: number): JsonNode | typeof TOO_DEEP | undefined;
+export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth = Number.POSITIVE_INFINITY): JsonNode | typeof TOO_DEEP | undefined {
   // The artificial root holds the document's value (and, after an error, any values behind it).
   let current: BuildingNode = { type: 'array', offset: -1, length: -1, parent: undefined, children: undefined };
   // The children of every open container, innermost last; `opened` holds where each one's begin.
@@ -135,12 +151,17 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   const add = (node: BuildingNode): void => {
     pending[top++] = node;
   };
+  // Objects and arrays open now (properties are not counted), and whether that ever passed maxDepth.
+  let depth = 0;
+  let exceeded = false;
   const open = (node: BuildingNode): void => {
     add(node);
     opened.push(top);
     current = node;
+    if (node.type !== 'property' && ++depth > maxDepth) exceeded = true;
   };
   const close = (): void => {
+    if (current.type !== 'property') depth--;
     const start = opened.pop()!;
     current.children = pending.slice(start, top);
     top = start;
@@ -175,7 +196,7 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
         ensurePropertyComplete(offset + length);
       },
       onLiteralValue: (value: unknown, offset, length) => {
-        add({ type: literalType(value), offset, length, parent: current, value: typeof value === 'string' ? share(value) : value });
+        add({ type: literalType(value), offset, length, parent: current, value });
         ensurePropertyComplete(offset + length);
       },
       onSeparator: (separator, offset) => {
@@ -192,14 +213,21 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   // Containers left open by a truncated text end where parseTree leaves them: unfinished
   // (length -1), with the children they got.
   while (opened.length > 0) close();
+  if (exceeded) return TOO_DEEP;
   // What is left pending are the artificial root's children: the document's value comes first.
   const result = top > 0 ? pending[0] : undefined;
   if (result) result.parent = undefined;
   return result;
 }
 
-/** Strings up to this length are shared within a parse: keys, tool and server names, pins. */
+/**
+ * Keys up to this length are shared within a parse. Values are not: a cold check spent more time
+ * looking them up than they saved (issue 13), where keys repeat in every step.
+ */
 const SHARED_STRING_LENGTH = 64;
+
+/** What {@link parseJsonTree} returns for a text nested deeper than it was allowed to read. */
+export const TOO_DEEP: unique symbol = Symbol('too deep');
 
 /** A node while {@link parseJsonTree} builds it (a `JsonNode` once built). */
 interface BuildingNode {
