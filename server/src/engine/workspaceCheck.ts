@@ -17,6 +17,7 @@
  * - offline, no definition is needed and every pin is "cannot verify (offline)".
  */
 import { analyzeDocument, connectorOf, type DocumentKind, documentKindOf } from '../core/documents/documents';
+import { withVerificationTreeOnly } from '../core/documents/blueprint';
 import type { ConnectorModel } from '../core/documents/connector';
 import type { ParsedPin } from '../core/pins/pins';
 import type { Problem } from '../core/problems';
@@ -156,6 +157,16 @@ function analyzeEntry(entry: ReadEntry): CheckedDocument {
   return { path: entry.path, ...analyzeDocument(entry.kind, entry.text, entry.path), text: entry.text };
 }
 
+/**
+ * A blueprint file's analysis as the check keeps it until its servers are listed: only the parts
+ * of the parse tree verification reads (core/documents/blueprint.ts `withVerificationTreeOnly`).
+ * Connector files and modules keep theirs: fixes (`toolpin pin`) edit them through the tree.
+ */
+function analyzeForCheck(entry: ReadEntry): CheckedDocument {
+  const document = analyzeEntry(entry);
+  return document.model.kind === 'blueprint' ? { ...document, model: withVerificationTreeOnly(document.model) } : document;
+}
+
 /** True for the kinds of document that may declare servers (connector files and modules). */
 function declaresServers(kind: DocumentKind): boolean {
   return kind === 'connector' || kind === 'source';
@@ -254,7 +265,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   for (const entry of read.entries) {
     let document = analyzed.get(entry.path);
     if (!document) {
-      document = analyzeEntry(entry);
+      document = analyzeForCheck(entry);
       if (making && ++sinceYield >= ANALYSIS_SLICE) {
         sinceYield = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));

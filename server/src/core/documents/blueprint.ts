@@ -93,6 +93,42 @@ function stepLabel(step: { index: number; id: StringField | undefined }): string
   return step.id ? `step "${step.id.value}"` : `step #${step.index + 1}`;
 }
 
+/**
+ * A blueprint model that holds only what verification and reports read: each step's fields and its
+ * `arguments` subtree (with the `"arguments"` key, whose span a finding may use); the step's
+ * `node` becomes a childless stand-in with the step's span. The rest of the parse tree is no longer
+ * reachable from the model, so a caller that keeps many documents until their servers are listed
+ * (`toolpin check`: 1,005 files) lets it go at once instead of holding every tree (issue 13).
+ *
+ * Contract: the model's values and spans are unchanged, and verifying it gives the same verdicts and
+ * problems. It consumes the model's tree: the `arguments` subtrees are cut from their parents, so
+ * the original analysis must not be used for anything that walks the tree upwards (navigation,
+ * incremental re-analysis, fixes). Not for the editor.
+ */
+export function withVerificationTreeOnly(model: BlueprintModel): BlueprintModel {
+  return {
+    kind: 'blueprint',
+    name: model.name,
+    steps: model.steps.map((step) => ({
+      ...step,
+      node: { type: step.node.type, offset: step.node.offset, length: step.node.length },
+      mcp: step.mcp ? { ...step.mcp, argumentsNode: cutFromParent(step.mcp.argumentsNode) } : undefined,
+    })),
+  };
+}
+
+/** The field of a parse-tree node {@link cutFromParent} changes (read-only to everyone else). */
+interface CuttableNode {
+  parent?: CuttableNode | undefined;
+}
+
+/** A value node of a property, detached above its property (which keeps the key). */
+function cutFromParent(node: JsonNode | undefined): JsonNode | undefined {
+  const property: CuttableNode | undefined = node?.parent;
+  if (property) property.parent = undefined;
+  return node;
+}
+
 /** Parses and checks a blueprint file. Never throws. */
 export function analyzeBlueprint(text: string): BlueprintAnalysis {
   const document = parseJsonDocument(text);
