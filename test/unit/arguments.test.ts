@@ -299,7 +299,9 @@ const plainValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom(...NAMES, 'x'), tie('value'), { maxKeys: 3 }),
+    // Run-time values come from JSON, so their objects have Object's prototype: fast-check's
+    // null-prototype objects made Ajv's own deep-equal (uniqueItems) throw in the oracle.
+    fc.dictionary(fc.constantFrom(...NAMES, 'x'), tie('value'), { maxKeys: 3, noNullPrototype: true }),
   ),
 })).value;
 
@@ -343,7 +345,9 @@ const templatedValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom(...NAMES, 'x'), tie('value'), { maxKeys: 3 }),
+    // Run-time values come from JSON, so their objects have Object's prototype: fast-check's
+    // null-prototype objects made Ajv's own deep-equal (uniqueItems) throw in the oracle.
+    fc.dictionary(fc.constantFrom(...NAMES, 'x'), tie('value'), { maxKeys: 3, noNullPrototype: true }),
   ),
 })).value;
 const templatedArguments = fc.dictionary(fc.constantFrom(...NAMES, 'x'), templatedValue, { maxKeys: 5 });
