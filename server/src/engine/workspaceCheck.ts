@@ -16,13 +16,13 @@
  *   the check; its listings stay readable afterwards;
  * - offline, no definition is needed and every pin is "cannot verify (offline)".
  */
-import { analyzeDocument, connectorOf, type DocumentKind, documentKindOf } from '../core/documents/documents';
+import { analyzeDocument, blueprintOf, connectorOf, type DocumentKind, documentKindOf } from '../core/documents/documents';
 import { withVerificationTreeOnly } from '../core/documents/blueprint';
 import type { ConnectorModel } from '../core/documents/connector';
 import type { ParsedPin } from '../core/pins/pins';
 import type { Problem } from '../core/problems';
 import type { ServerDefinition, ServerRegistry, VariableContext } from '../core/verify/registry';
-import type { VerificationResult } from '../core/verify/verify';
+import { prepareArgumentChecks, type VerificationResult } from '../core/verify/verify';
 import type { ListingSource } from './listingSource';
 import { errorMessage } from '../core/json/values';
 import { findDocuments, type UnreadablePath } from './nodeFileSystem';
@@ -252,15 +252,33 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
     const fresh = definitionsNeeded([document], registry).filter((definition) => !asked.has(definition));
     if (fresh.length === 0) return;
     for (const definition of fresh) asked.add(definition);
+    pendingListings += fresh.length;
     const source = (making ??= options.listingSource(fresh));
     for (const definition of fresh) {
-      const listing = source.then((ready) => ready.ensure([definition])).then(settled);
+      const listing = source
+        .then((ready) => ready.ensure([definition]).then(() => prepareWhileWaiting(definition, ready)))
+        .then(settled);
       // Awaited below with the others; a failure must not count as unhandled before that.
       listing.catch(() => undefined);
       listed.push(listing);
     }
   };
   const documents: CheckedDocument[] = [];
+  // While other servers are still starting, the argument validators this server's listing makes
+  // needed are compiled, instead of all of them after the last listing arrives (results unchanged:
+  // core/verify/verify.ts prepareArgumentChecks). Only while something is still pending: the last
+  // listing leaves them to the verification, which compiles them anyway.
+  let pendingListings = 0;
+  const prepareWhileWaiting = (definition: ServerDefinition, source: ListingSource): void => {
+    pendingListings--;
+    if (pendingListings === 0) return;
+    const listing = source.listing(definition);
+    if (!listing) return;
+    for (const document of documents) {
+      const blueprint = blueprintOf(document);
+      if (blueprint) prepareArgumentChecks(blueprint, definition, registry, listing);
+    }
+  };
   let sinceYield = 0;
   for (const entry of read.entries) {
     let document = analyzed.get(entry.path);

@@ -135,6 +135,17 @@ export class ArgumentValidators {
     this.last = undefined;
   }
 
+  /**
+   * Compiles the validator of a live schema ahead of its first use, when it is not cached yet and
+   * the cache has room (so that warming never evicts a validator a check is about to ask for).
+   * `pin` is the schema pin, the key {@link get} is asked with. Returns whether it compiled.
+   */
+  warm(schema: unknown, pin: string): boolean {
+    if (this.cache.has(pin) || this.cache.size >= this.capacity) return false;
+    this.get(schema, pin);
+    return true;
+  }
+
   /** The validator for a live schema; `pin` is its schema pin when the caller already has it. */
   get(schema: unknown, pin?: string): CompiledSchema {
     // A blueprint's steps call a few tools many times over: the schema asked for last is the

@@ -5,7 +5,7 @@
  * States are never conflated: a server that cannot be listed gives `cannot-verify` with the reason
  * and the age of the last good listing, never `drifted`; a drifted pin is never "unavailable".
  */
-import { checkStepArguments } from './arguments';
+import { type ArgumentValidators, checkStepArguments, sharedArgumentValidators } from './arguments';
 import type { BlueprintModel, StepModel } from '../documents/blueprint';
 import { type ChangeReport, classifySchemaPinChange, classifyToolPinChange, readStoreEntry } from '../review/changes';
 import { addedPoisoningCues, describeCues, modelReadableStrings, type PoisoningCue } from './poisoning';
@@ -315,6 +315,31 @@ function pushSchemaVerdict(
 ): void {
   const reported = reportedPinSpan(problems, problemsBefore);
   verdicts.push(reported ? { kind: 'schema', tool, server, pinned, live, state, reason, span, problemSpan: reported } : { kind: 'schema', tool, server, pinned, live, state, reason, span });
+}
+
+/**
+ * Compiles, ahead of verification, the argument validators a blueprint's steps will ask for once
+ * `definition` is listed: for each step with `arguments` and a pin that this server may serve (it
+ * names the server, or names none), the live input schema of its tool. A check that waits for
+ * several servers can do this as each listing arrives instead of compiling every schema after the
+ * last one (issue 13). Changes no result: verification asks the same validators by the same key
+ * (the live schema pin) and compiles what is still missing. Returns how many were compiled.
+ */
+export function prepareArgumentChecks(model: BlueprintModel, definition: ServerDefinition, registry: ServerRegistry, listing: ServerListing, validators: ArgumentValidators = sharedArgumentValidators): number {
+  if (listing.status !== 'listed') return 0;
+  const named = registry.named().includes(definition);
+  let compiled = 0;
+  for (const step of model.steps) {
+    const mcp = step.mcp;
+    if (!mcp?.toolName || !mcp.pin || !mcp.argumentsNode) continue;
+    if (mcp.server ? registry.get(mcp.server.value) !== definition : !named) continue;
+    const found = lookUp(listing, mcp.toolName.value);
+    if (!('found' in found)) continue;
+    const live = liveSchemaPin(found.found);
+    if ('cannot' in live) continue;
+    if (validators.warm(live.tool.inputSchema, live.pin)) compiled++;
+  }
+  return compiled;
 }
 
 /** Verifies every schema pin of a blueprint. */
