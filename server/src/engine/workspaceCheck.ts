@@ -218,16 +218,96 @@ export async function ensureListings(source: ListingSource, needed: readonly Ser
 const ANALYSIS_SLICE = 32;
 
 /**
+ * The listings of one check, asked for as documents need them: the source is made at the first
+ * need (or at the end, with nothing, when none), each definition is ensured once, as soon as a
+ * document needs it, and progress counts them as they settle (before the progress line exists
+ * too, since it is shown only once the number of servers is known).
+ */
+class ListingsAsNeeded<Source extends ListingSource> {
+  private making: Promise<Source> | undefined;
+  private readonly asked = new Set<ServerDefinition>();
+  private readonly listed: Array<Promise<void>> = [];
+  private pending = 0;
+  private shown: ListingProgress | undefined;
+  private settledBeforeShown = 0;
+
+  constructor(
+    private readonly options: Pick<WorkspaceCheckOptions<Source>, 'listingSource' | 'progress'>,
+    private readonly registry: ServerRegistry,
+    /** The documents analyzed so far, whose argument validators a listing's arrival prepares. */
+    private readonly documents: readonly AnalyzedDocument[],
+  ) {}
+
+  /** True once a server is starting (the analysis then yields between slices). */
+  get started(): boolean {
+    return this.making !== undefined;
+  }
+
+  /** Starts the listing of every server `document` needs that no earlier document asked for. */
+  askFor(document: AnalyzedDocument): void {
+    const fresh = definitionsNeeded([document], this.registry).filter((definition) => !this.asked.has(definition));
+    if (fresh.length === 0) return;
+    for (const definition of fresh) this.asked.add(definition);
+    this.pending += fresh.length;
+    const source = (this.making ??= this.options.listingSource(fresh));
+    for (const definition of fresh) {
+      const listing = source.then((ready) => ready.ensure([definition]).then(() => this.arrived(definition, ready)));
+      // Awaited in `finish` with the others; a failure must not count as unhandled before that.
+      listing.catch(() => undefined);
+      this.listed.push(listing);
+    }
+  }
+
+  /**
+   * Waits for every listing asked for, showing progress, and disposes the source (made now, with
+   * nothing to list, when no document needed a server). Returns the disposed source.
+   */
+  async finish(): Promise<Source> {
+    const listings = await (this.making ?? this.options.listingSource([]));
+    try {
+      if (this.asked.size > 0) {
+        this.shown = this.options.progress?.(this.asked.size);
+        for (; this.settledBeforeShown > 0; this.settledBeforeShown--) this.shown?.settled();
+      }
+      try {
+        await Promise.all(this.listed);
+      } finally {
+        this.shown?.finish();
+      }
+    } finally {
+      await listings.dispose();
+    }
+    return listings;
+  }
+
+  /**
+   * A listing arrived. While other servers are still starting, the argument validators it makes
+   * needed are compiled now rather than all after the last listing (results unchanged:
+   * core/verify/verify.ts prepareArgumentChecks); the last one leaves them to verification.
+   */
+  private arrived(definition: ServerDefinition, source: ListingSource): void {
+    if (this.shown) this.shown.settled();
+    else this.settledBeforeShown++;
+    if (--this.pending === 0) return;
+    const listing = source.listing(definition);
+    if (!listing) return;
+    for (const document of this.documents) {
+      const blueprint = blueprintOf(document);
+      if (blueprint) prepareArgumentChecks(blueprint, definition, this.registry, listing);
+    }
+  }
+}
+
+/**
  * The whole check (see the contract at the top).
  *
  * The servers start while the documents are still being analyzed: the documents that can declare
  * servers are analyzed first, which gives the registry; then each blueprint as it is analyzed
- * asks for the servers it needs that no earlier one asked for, and their listing starts at once.
- * Starting a server takes far longer than analyzing a file, so the analysis of a large workspace
- * is done by the time the listings arrive, instead of before the first server starts (issue 13).
- * Exactly the needed servers are started, as before: a server is asked for only once a document
- * needs it. The analysis yields to the event loop between slices so the servers' handshakes are
- * answered meanwhile.
+ * asks for the servers it needs that no earlier one asked for, and their listing starts at once
+ * ({@link ListingsAsNeeded}). Starting a server takes far longer than analyzing a file, so the
+ * analysis of a large workspace is done by the time the listings arrive, instead of before the
+ * first server starts (issue 13). Exactly the needed servers are started, as before. The analysis
+ * yields to the event loop between slices so the servers' handshakes are answered meanwhile.
  */
 export async function checkWorkspace<Source extends ListingSource>(options: WorkspaceCheckOptions<Source>): Promise<WorkspaceCheck<Source>> {
   const read = await readTexts(options.roots, options.files);
@@ -238,75 +318,22 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   const wholeFolder = options.roots.includes(options.workspaceFolder);
   const registry = await registryOfFolder(options.workspaceFolder, [...analyzed.values()], options.files, options.variables, wholeFolder ? { scanFolder: false } : {});
 
-  let making: Promise<Source> | undefined;
-  const asked = new Set<ServerDefinition>();
-  const listed: Array<Promise<void>> = [];
-  let shown: ListingProgress | undefined;
-  let settledBeforeShown = 0;
-  const settled = (): void => {
-    if (shown) shown.settled();
-    else settledBeforeShown++;
-  };
-  const ask = (document: AnalyzedDocument): void => {
-    if (options.offline) return;
-    const fresh = definitionsNeeded([document], registry).filter((definition) => !asked.has(definition));
-    if (fresh.length === 0) return;
-    for (const definition of fresh) asked.add(definition);
-    pendingListings += fresh.length;
-    const source = (making ??= options.listingSource(fresh));
-    for (const definition of fresh) {
-      const listing = source
-        .then((ready) => ready.ensure([definition]).then(() => prepareWhileWaiting(definition, ready)))
-        .then(settled);
-      // Awaited below with the others; a failure must not count as unhandled before that.
-      listing.catch(() => undefined);
-      listed.push(listing);
-    }
-  };
   const documents: CheckedDocument[] = [];
-  // While other servers are still starting, the argument validators this server's listing makes
-  // needed are compiled, instead of all of them after the last listing arrives (results unchanged:
-  // core/verify/verify.ts prepareArgumentChecks). Only while something is still pending: the last
-  // listing leaves them to the verification, which compiles them anyway.
-  let pendingListings = 0;
-  const prepareWhileWaiting = (definition: ServerDefinition, source: ListingSource): void => {
-    pendingListings--;
-    if (pendingListings === 0) return;
-    const listing = source.listing(definition);
-    if (!listing) return;
-    for (const document of documents) {
-      const blueprint = blueprintOf(document);
-      if (blueprint) prepareArgumentChecks(blueprint, definition, registry, listing);
-    }
-  };
+  const needs = new ListingsAsNeeded(options, registry, documents);
   let sinceYield = 0;
   for (const entry of read.entries) {
     let document = analyzed.get(entry.path);
     if (!document) {
       document = analyzeForCheck(entry);
-      if (making && ++sinceYield >= ANALYSIS_SLICE) {
+      if (needs.started && ++sinceYield >= ANALYSIS_SLICE) {
         sinceYield = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
     documents.push(document);
-    ask(document);
+    if (!options.offline) needs.askFor(document);
   }
-  const listings = await (making ?? options.listingSource([]));
-  try {
-    // Progress counts the servers listed; it is shown once their number is known.
-    if (asked.size > 0) {
-      shown = options.progress?.(asked.size);
-      for (; settledBeforeShown > 0; settledBeforeShown--) shown?.settled();
-    }
-    try {
-      await Promise.all(listed);
-    } finally {
-      shown?.finish();
-    }
-  } finally {
-    await listings.dispose();
-  }
+  const listings = await needs.finish();
   const store = new PinStoreReader(
     (file) => options.files.readIfPresent(file),
     (folder) => options.files.listFolder(folder),
