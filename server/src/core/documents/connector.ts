@@ -324,7 +324,8 @@ function readAuth(node: JsonNode | undefined, label: string, problems: Problem[]
   const where = `the auth of ${label}`;
   const typeNode = getProperty(node, 'type')?.valueNode;
   const type = stringField(typeNode);
-  const fields = type ? AUTH_FIELDS[type.value] : undefined;
+  // Own names only: a type such as "constructor" is not a kind of auth.
+  const fields = type && Object.hasOwn(AUTH_FIELDS, type.value) ? AUTH_FIELDS[type.value] : undefined;
   if (!type || !fields) {
     const span = typeNode ? spanOf(typeNode) : openingSpan(node);
     problems.push(problem('TP304', span, `${where} needs "type": one of ${Object.keys(AUTH_FIELDS).map((name) => `"${name}"`).join(', ')}`));

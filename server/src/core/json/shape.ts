@@ -8,7 +8,7 @@
  * service; this walker exists so the CLI and every LSP client get the same findings with messages
  * that name the field in the file's own words.
  */
-import { describeNodeType, type JsonNode, objectProperties, spanOf } from './jsonDocument';
+import { describeNodeType, type JsonNode, spanOf } from './jsonDocument';
 import { type Problem, problem } from '../problems';
 
 export type Shape =
@@ -37,46 +37,90 @@ export function fitsKind(node: JsonNode, kind: Shape['kind']): boolean {
 
 /**
  * Reports every place under `node` that does not fit `shape`. `where` names the node for messages,
- * e.g. `step "open-issue"` or `providerConfig`.
+ * e.g. `step "open-issue"` or `providerConfig`; a place inside it is named from the tree when a
+ * problem is found there (`"server" in step "open-issue"`, `"headers" in …[2]`), so a walk that
+ * finds nothing builds no names (it was a string per member of every document, issue 13).
+ *
+ * A member's shape is the shape's own property of that name only: a key such as `constructor` or
+ * `__proto__` is an unknown key (TP102) or a map member, never something inherited from
+ * `Object.prototype`.
  */
 export function checkShape(node: JsonNode, shape: Shape, where: string, problems: Problem[]): void {
+  walkShape(node, shape, { node, where }, problems);
+}
+
+/** The node a walk started at, and the name the caller gave it. */
+interface WalkRoot {
+  readonly node: JsonNode;
+  readonly where: string;
+}
+
+function walkShape(node: JsonNode, shape: Shape, root: WalkRoot, problems: Problem[]): void {
   if (!fitsKind(node, shape.kind)) {
     problems.push(
-      problem('TP103', spanOf(node), `${where} must be ${TYPE_NOUN[shape.kind]}, found ${describeNodeType(node)}`, {
+      problem('TP103', spanOf(node), `${placeName(node, root)} must be ${TYPE_NOUN[shape.kind]}, found ${describeNodeType(node)}`, {
         data: { expected: shape.kind, found: node.type },
       }),
     );
     return;
   }
   if (shape.kind === 'array') {
-    (node.children ?? []).forEach((child, index) => checkShape(child, shape.items, `${where}[${index}]`, problems));
+    const items = node.children;
+    if (items) for (const item of items) walkShape(item, shape.items, root, problems);
     return;
   }
   if (shape.kind !== 'object') return;
-  const seen = new Set<string>();
-  for (const property of objectProperties(node)) {
-    seen.add(property.key);
-    const memberShape = shape.properties[property.key] ?? shape.otherMembers;
-    if (!memberShape) {
-      const known = Object.keys(shape.properties).join(', ');
-      problems.push(
-        problem('TP102', spanOf(property.keyNode), `unknown key "${property.key}" in ${where} (known keys: ${known})`, {
-          data: { key: property.key },
-        }),
-      );
-      continue;
+  const members = node.children;
+  if (members) {
+    for (const member of members) {
+      const keyNode = member.children?.[0];
+      if (!keyNode || keyNode.type !== 'string') continue;
+      const key = String(keyNode.value);
+      const memberShape = Object.hasOwn(shape.properties, key) ? shape.properties[key] : shape.otherMembers;
+      if (!memberShape) {
+        const known = Object.keys(shape.properties).join(', ');
+        problems.push(
+          problem('TP102', spanOf(keyNode), `unknown key "${key}" in ${placeName(node, root)} (known keys: ${known})`, {
+            data: { key },
+          }),
+        );
+        continue;
+      }
+      const valueNode = member.children?.[1];
+      if (valueNode) walkShape(valueNode, memberShape, root, problems);
     }
-    if (property.valueNode) checkShape(property.valueNode, memberShape, `"${property.key}" in ${where}`, problems);
   }
   for (const required of shape.required ?? []) {
-    if (!seen.has(required)) {
+    if (!hasMember(node, required)) {
       problems.push(
-        problem('TP104', openingSpan(node), `${where} is missing the required field "${required}"`, {
+        problem('TP104', openingSpan(node), `${placeName(node, root)} is missing the required field "${required}"`, {
           data: { field: required },
         }),
       );
     }
   }
+}
+
+/** True when the object node has a member named `key` (with a string key node). */
+function hasMember(node: JsonNode, key: string): boolean {
+  for (const member of node.children ?? []) {
+    const keyNode = member.children?.[0];
+    if (keyNode && keyNode.type === 'string' && String(keyNode.value) === key) return true;
+  }
+  return false;
+}
+
+/**
+ * The name of a node the walk reached from `root`: the root's own name, `"key" in <object>` for a
+ * member's value, `<array>[index]` for an item. It follows the parent links the walk came down.
+ */
+function placeName(node: JsonNode, root: WalkRoot): string {
+  if (node === root.node) return root.where;
+  const parent = node.parent;
+  if (parent?.type === 'property' && parent.parent) return `"${String(parent.children?.[0]?.value)}" in ${placeName(parent.parent, root)}`;
+  if (parent?.type === 'array') return `${placeName(parent, root)}[${parent.children?.indexOf(node) ?? -1}]`;
+  // Not reached for a node the walk visited: each one is the root or below it.
+  return root.where;
 }
 
 /**

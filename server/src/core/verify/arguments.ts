@@ -556,7 +556,8 @@ const TYPE_NOUNS: Record<string, string> = {
 
 function describeTypes(type: unknown): string {
   const types = Array.isArray(type) ? type : typeof type === 'string' ? type.split(',') : [];
-  return types.map((entry) => TYPE_NOUNS[String(entry)] ?? String(entry)).join(' or ') || 'another type';
+  // Own names only: the type comes from a live schema, and "constructor" is not a JSON type.
+  return types.map((entry) => (Object.hasOwn(TYPE_NOUNS, String(entry)) ? TYPE_NOUNS[String(entry)] : String(entry))).join(' or ') || 'another type';
 }
 
 function describeBranch(branch: unknown): string {
