@@ -8,6 +8,9 @@
 //                   (server/src/cli/main.ts), including the language server: the client starts
 //                   `dist/cli.js lsp --node-ipc`, other editors `toolpin lsp --stdio`. One copy of the
 //                   server ships, not two. The two files only work side by side.
+//   dist/lib/*.js   the libraries only some runs need (DEFERRED_LIBRARIES below), each a bundle of
+//                   its own that dist/commands.js reads on first use, so that starting a command or
+//                   the language server does not read and compile them.
 //   examples/servers/bundled/  the example workspace's MCP servers (below).
 // Transpiled, not bundled (what is tested): every .ts file under server/src, client/src, test and
 // bench is emitted one-to-one under out/, so tests import the same modules the bundles are made of.
@@ -64,6 +67,68 @@ const commandsBesideCli = {
   },
 };
 
+/**
+ * The libraries that only some runs need, by the file each becomes under dist/lib/, and the
+ * package specifiers that file serves. server/src/core/deferredLibraries.ts requires Babel, Ajv
+ * and re2js at their first use; the MCP SDK's client imports Ajv and ajv-formats for its output
+ * validator, which runs only once a session is opened. Bundled into dist/commands.js they would be
+ * read and pre-parsed (about 1.1 MB of source) whenever any command or the language server starts,
+ * used or not, so each file is a bundle of its own instead. Ajv's two dialects and ajv-formats
+ * share one file, so that Ajv's core is there once; each specifier is evaluated only when it is
+ * first asked for (a getter), as it was inside the one bundle.
+ */
+const DEFERRED_LIBRARIES = {
+  'babel-parser.js': ['@babel/parser'],
+  'ajv.js': ['ajv', 'ajv/dist/2020', 'ajv-formats'],
+  're2js.js': ['re2js'],
+};
+
+/** The entry of a dist/lib/ bundle: an object whose property per specifier requires it when read. */
+function deferredLibraryEntry(specifiers) {
+  const properties = specifiers.map((specifier) => `  ${JSON.stringify(specifier)}: { enumerable: true, get: () => require(${JSON.stringify(specifier)}) },`);
+  return `module.exports = Object.defineProperties({}, {\n${properties.join('\n')}\n});\n`;
+}
+
+const deferredLibraryBuilds = Object.entries(DEFERRED_LIBRARIES).map(([file, specifiers]) => ({
+  ...shared,
+  stdin: { contents: deferredLibraryEntry(specifiers), resolveDir: resolve('.'), sourcefile: `lib/${file}`, loader: 'js' },
+  outfile: `dist/lib/${file}`,
+}));
+
+/**
+ * Keeps the deferred libraries out of a bundle in dist/: every import or require of one of their
+ * specifiers becomes a small module, `module.exports = require('./lib/<file>')[specifier]`, with the
+ * lib file left external. Node resolves that require against the bundle's own file, so it works
+ * wherever dist/ is installed, and it runs where the original require ran, so the library is read
+ * at its first use and not before. The specifier must resolve to the very file the lib bundle was
+ * built from (resolved from the project's root); a package with a copy of its own elsewhere in
+ * node_modules would be served another version, so the build fails instead.
+ */
+const deferredLibrariesBeside = {
+  name: 'deferred-libraries-beside',
+  setup(build) {
+    const fileOf = new Map(Object.entries(DEFERRED_LIBRARIES).flatMap(([file, specifiers]) => specifiers.map((specifier) => [specifier, file])));
+    // esbuild filters are regular expressions; the specifiers are plain names, checked exactly below.
+    build.onResolve({ filter: /^(@babel\/parser|ajv|ajv-formats|re2js)(\/|$)/ }, async (args) => {
+      if (!fileOf.has(args.path) || args.pluginData?.deferredLibraryCheck) return undefined;
+      const options = { kind: args.kind, pluginData: { deferredLibraryCheck: true } };
+      const [here, atRoot] = await Promise.all([
+        build.resolve(args.path, { ...options, resolveDir: args.resolveDir }),
+        build.resolve(args.path, { ...options, resolveDir: resolve('.') }),
+      ]);
+      if (here.errors.length > 0 || atRoot.errors.length > 0 || here.path !== atRoot.path) {
+        return { errors: [{ text: `${args.path} imported by ${args.importer} resolves to ${here.path}, not to ${atRoot.path} that dist/lib/${fileOf.get(args.path)} bundles` }] };
+      }
+      return { path: args.path, namespace: 'deferred-library' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'deferred-library' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`./lib/${fileOf.get(args.path)}`)})[${JSON.stringify(args.path)}];\n`,
+      loader: 'js',
+    }));
+    build.onResolve({ filter: /^\.\/lib\//, namespace: 'deferred-library' }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 const builds = [
   { ...shared, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
   {
@@ -71,9 +136,10 @@ const builds = [
     entryPoints: ['server/src/cli/main.ts'],
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [commandsBesideCli],
+    plugins: [commandsBesideCli, deferredLibrariesBeside],
   },
-  { ...shared, entryPoints: ['server/src/cli/commands.ts'], outfile: 'dist/commands.js' },
+  { ...shared, entryPoints: ['server/src/cli/commands.ts'], outfile: 'dist/commands.js', plugins: [deferredLibrariesBeside] },
+  ...deferredLibraryBuilds,
   {
     // The example workspace's MCP servers, bundled into the example, so the folder runs wherever
     // it is copied and from the installed extension (examples/README.md). ES modules, like their
@@ -128,6 +194,8 @@ if (watch) {
   }
   // dist/server.js was the second copy of the language server before dist/cli.js served both.
   rmSync('dist/server.js', { force: true });
+  // A lib bundle that is no longer built must not linger (and ship: .vscodeignore ships dist/lib/*.js).
+  rmSync('dist/lib', { recursive: true, force: true });
   rmSync('dist/server.js.map', { force: true });
   await Promise.all(builds.map((options) => esbuild.build(options)));
   chmodSync('dist/cli.js', 0o755);

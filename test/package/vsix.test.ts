@@ -118,3 +118,26 @@ test('every file package.json points at is in the package', () => {
   assert.ok(named.length > 5);
   for (const relative of named) file(path.posix.join('extension', path.posix.normalize(relative)));
 });
+
+test('every file a packaged bundle requires beside itself is in the package (dist/commands.js and its dist/lib/ files)', async () => {
+  // dist/cli.js loads dist/commands.js, which reads the libraries only some runs need from
+  // dist/lib/ (esbuild.mjs, DEFERRED_LIBRARIES). A file left out of the package would be missed
+  // only by the first run that needs it, so every relative require of the packaged bundles, and of
+  // the files they require in turn, must name a file in the package.
+  const required = new Set<string>();
+  const pending = ['extension/dist/cli.js'];
+  while (pending.length > 0) {
+    const bundle = pending.pop()!;
+    const text = await file(bundle).async('string');
+    for (const match of text.matchAll(/\brequire\(\s*["'](\.\.?\/[^"']+)["']\s*\)/g)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(bundle), match[1]!));
+      if (required.has(target)) continue;
+      required.add(target);
+      file(target);
+      pending.push(target);
+    }
+  }
+  const libs = [...required].filter((name) => name.startsWith('extension/dist/lib/')).sort();
+  assert.ok(required.has('extension/dist/commands.js'), `dist/cli.js requires: ${[...required].join(', ')}`);
+  assert.deepEqual(libs, ['extension/dist/lib/ajv.js', 'extension/dist/lib/babel-parser.js', 'extension/dist/lib/re2js.js']);
+});

@@ -8,9 +8,13 @@
  * else imports them as types only and asks here at the point of use.
  *
  * Contract: each function returns the library's module, the same object on every call; the first
- * call evaluates it (in the bundle the code is already present, so this reads no file there).
- * The core's rule against `require` (no I/O) has one exception, this file: a deferred `require`
- * of a bundled library is an `import` that runs later, not I/O the core performs.
+ * call loads and evaluates it. In the transpiled modules (out/) that is Node's `require` from
+ * node_modules. In the shipped bundle the library is a file of its own beside dist/commands.js
+ * (dist/lib/babel-parser.js, ajv.js with both dialects, re2js.js: esbuild.mjs, DEFERRED_LIBRARIES),
+ * which the build's plugin makes this `require` read on the first call, so that a run which never
+ * calls it neither reads nor compiles the library's code. The core's rule against `require` (no
+ * I/O) has one exception, this file: a deferred `require` of a library is an `import` that runs
+ * later, not I/O the core performs.
  */
 import type * as BabelParser from '@babel/parser';
 import type * as AjvDraft07 from 'ajv';
