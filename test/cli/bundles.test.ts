@@ -123,6 +123,20 @@ describe('the deferred libraries are bundles of their own', () => {
       assert.deepEqual(result.libs, ['lib/ajv.js', 'lib/babel-parser.js', 'lib/re2js.js']);
     });
 
+    test('a TypeScript module with its parser missing fails the run loudly, never reads as a module without pins', () => {
+      // A broken install (dist/lib/ left out): the check must not pass with 0 pins found.
+      const workspace = path.join(scratch, 'broken-install');
+      mkdirSync(path.join(workspace, 'src'), { recursive: true });
+      writeFileSync(
+        path.join(workspace, 'src', 'steps.ts'),
+        "import { mcpInvoke$ } from '@loom/plugin-mcp';\n\nexport const shout = mcpInvoke$('shout', { toolName: 'echo_upper', expectedSchemaHash: 'fnv1a64:0000000000000000' });\n",
+      );
+      const result = run(installWithoutLibs, workspace, ['check', '--offline', '--format', 'json', '.']);
+      assert.notEqual(result.status, 0, result.stdout);
+      assert.notEqual(result.status, 2, result.stdout);
+      assert.match(result.stderr, /babel-parser/);
+    });
+
     test('blueprints only, offline: no lib file is loaded, and the check runs the same without dist/lib/', () => {
       const workspace = path.join(scratch, 'blueprints');
       mkdirSync(workspace);

@@ -211,9 +211,12 @@ function errorPosition(error: unknown): number | undefined {
 function parseRecovering(text: string, jsx: boolean): { program: Program | undefined; unreadable: UnreadableRegion[] } {
   const unreadable: UnreadableRegion[] = [];
   let current = text;
+  // Loaded outside the try: a parser that cannot be loaded (a broken install without
+  // dist/lib/babel-parser.js) must fail loudly, not read as a module without pins.
+  const parser = babelParser();
   for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
     try {
-      return { program: babelParser().parse(current, parserOptions(jsx)).program, unreadable };
+      return { program: parser.parse(current, parserOptions(jsx)).program, unreadable };
     } catch (error) {
       const position = errorPosition(error);
       if (position === undefined) return { program: undefined, unreadable };
@@ -223,7 +226,7 @@ function parseRecovering(text: string, jsx: boolean): { program: Program | undef
         const closers = closingBrackets(current);
         if (closers) {
           try {
-            return { program: babelParser().parse(current + closers, parserOptions(jsx)).program, unreadable };
+            return { program: parser.parse(current + closers, parserOptions(jsx)).program, unreadable };
           } catch {
             // Not enough: the statement is left out below.
           }
