@@ -21,7 +21,7 @@
  * behind it are replaced by new objects.
  */
 import type { ParseError } from 'jsonc-parser';
-import { collectDuplicateKeys, type JsonNode, MAX_NESTING, nestsTooDeep, parseJsonTree, type StringField } from '../json/jsonDocument';
+import { collectDuplicateKeys, type JsonNode, MAX_NESTING, nestsTooDeep, parseJsonTree, PropertyNode, type StringField } from '../json/jsonDocument';
 import { type Problem, type Span } from '../problems';
 import { type BlueprintAnalysis, type BlueprintModel, checkArgumentSecrets, checkChannels, checkSchemaPins, checkUniqueStepIds, readStep, type StepModel } from './blueprint';
 
@@ -205,7 +205,13 @@ function shiftTree(root: MovableNode, delta: number, pending: MovableNode[] = []
     const node = pending.pop()!;
     node.offset += delta;
     if (node.colonOffset !== undefined) node.colonOffset += delta;
-    if (node.children) for (const child of node.children) pending.push(child);
+    if (node instanceof PropertyNode) {
+      // Key and value are fields (children would be a fresh array per property).
+      if (node.keyNode) pending.push(node.keyNode);
+      if (node.valueNode) pending.push(node.valueNode);
+    } else if (node.children) {
+      for (const child of node.children) pending.push(child);
+    }
   }
 }
 

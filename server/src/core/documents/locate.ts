@@ -6,7 +6,7 @@
 import type { StepModel } from './blueprint';
 import type { ConnectorInstanceModel } from './connector';
 import { blueprintOf, connectorOf, type DocumentModel } from './documents';
-import { type JsonNode, spanOf } from '../json/jsonDocument';
+import { type JsonNode, propertyKeyNode, propertyValueNode, spanOf } from '../json/jsonDocument';
 import type { ParsedPin } from '../pins/pins';
 import type { Span } from '../problems';
 
@@ -76,7 +76,8 @@ function literalAt(root: JsonNode, text: string, offset: number): { path: string
     node = undefined;
     if (current.type === 'object') {
       for (const property of current.children ?? []) {
-        const [key, value] = property.children ?? [];
+        const key = propertyKeyNode(property);
+        const value = propertyValueNode(property);
         if (key?.type === 'string' && holds(key)) return { path: [...path, String(key.value)], node: key, atKey: true, quote: quoteOf(key) };
         if (key && value && offset >= value.offset && offset <= value.offset + value.length) {
           path.push(String(key.value));

@@ -133,7 +133,10 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
 export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth: number): JsonNode | typeof TOO_DEEP | undefined;
 export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth = Number.POSITIVE_INFINITY): JsonNode | typeof TOO_DEEP | undefined {
   // The artificial root holds the document's value (and, after an error, any values behind it).
-  let current: BuildingNode = { type: 'array', offset: -1, length: -1, parent: undefined, children: undefined };
+  const artificialRoot: BuildingNode = { type: 'array', offset: -1, length: -1, parent: undefined, children: undefined };
+  let current: BuildingNode = artificialRoot;
+  // The containers (and properties) open around `current`, outermost first.
+  const enclosing: BuildingNode[] = [];
   // The children of every open container, innermost last; `opened` holds where each one's begin.
   const pending: BuildingNode[] = [];
   // How many entries of `pending` are in use: a closed container's children are left in place and
@@ -157,15 +160,23 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   const open = (node: BuildingNode): void => {
     add(node);
     opened.push(top);
+    enclosing.push(current);
     current = node;
     if (node.type !== 'property' && ++depth > maxDepth) exceeded = true;
   };
   const close = (): void => {
-    if (current.type !== 'property') depth--;
     const start = opened.pop()!;
-    current.children = pending.slice(start, top);
+    if (current instanceof PropertyNode) {
+      // The grammar gives a property its key and at most one value (jsonc-parser's visitor parses
+      // one value after the colon), so they are fields, not an array.
+      current.keyNode = pending[start];
+      current.valueNode = top > start + 1 ? pending[start + 1] : undefined;
+    } else {
+      depth--;
+      current.children = pending.slice(start, top);
+    }
     top = start;
-    current = current.parent!;
+    current = enclosing.pop() ?? artificialRoot;
   };
   const ensurePropertyComplete = (endOffset: number): void => {
     if (current.type === 'property') {
@@ -178,7 +189,7 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
     {
       onObjectBegin: (offset) => open({ type: 'object', offset, length: -1, parent: current, children: undefined }),
       onObjectProperty: (name, offset, length) => {
-        const property: BuildingNode = { type: 'property', offset, length: -1, parent: current, children: undefined, colonOffset: undefined };
+        const property = new PropertyNode(offset, current);
         open(property);
         add({ type: 'string', value: share(name), offset, length, parent: property });
       },
@@ -230,14 +241,57 @@ const SHARED_STRING_LENGTH = 64;
 export const TOO_DEEP: unique symbol = Symbol('too deep');
 
 /** A node while {@link parseJsonTree} builds it (a `JsonNode` once built). */
-interface BuildingNode {
+type BuildingNode = PlainBuildingNode | PropertyNode;
+
+/** Every node but a property: objects, arrays and leaves, with jsonc-parser's fields. */
+interface PlainBuildingNode {
   readonly type: NodeType;
   readonly offset: number;
   length: number;
-  parent: BuildingNode | undefined;
-  children?: BuildingNode[] | undefined;
+  parent: JsonNode | undefined;
+  children?: JsonNode[] | undefined;
   readonly value?: unknown;
   colonOffset?: number | undefined;
+}
+
+/**
+ * A property node of {@link parseJsonTree}: jsonc-parser's `{ type: 'property', children: [key,
+ * value] }` with the key and the value in fields. An array per property was 64 bytes of the 136 a
+ * property took, and a blueprint is mostly properties (issue 13: 4.9 MiB of a 10,000-step file's
+ * tree). `children` is still there for every reader of jsonc-parser's shape, as a fresh array on
+ * each read; code that reads many properties uses {@link propertyKeyNode} and
+ * {@link propertyValueNode}, which read the fields. Offsets and lengths are mutable, as on every
+ * node (an edit shifts them in place, core/documents/incremental.ts).
+ */
+export class PropertyNode {
+  readonly type = 'property' as const;
+  length = -1;
+  colonOffset: number | undefined = undefined;
+  keyNode: JsonNode | undefined = undefined;
+  valueNode: JsonNode | undefined = undefined;
+
+  constructor(
+    public offset: number,
+    public parent: JsonNode | undefined,
+  ) {}
+
+  /** The key, then the value when there is one: what jsonc-parser's `parseTree` holds. */
+  get children(): JsonNode[] {
+    const children: JsonNode[] = [];
+    if (this.keyNode) children.push(this.keyNode);
+    if (this.valueNode) children.push(this.valueNode);
+    return children;
+  }
+}
+
+/** The key node of a property node (of any tree: parsed here, built from a TypeScript source, or jsonc-parser's). */
+export function propertyKeyNode(node: JsonNode): JsonNode | undefined {
+  return node instanceof PropertyNode ? node.keyNode : node.children?.[0];
+}
+
+/** The value node of a property node, if it has one. */
+export function propertyValueNode(node: JsonNode): JsonNode | undefined {
+  return node instanceof PropertyNode ? node.valueNode : node.children?.[1];
 }
 
 /** jsonc-parser's node type of a literal value. */
@@ -290,7 +344,7 @@ export function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void 
     // object behind. Long objects still get a Map.
     const firstByKey = members.length > 16 ? new Map<string, JsonNode>() : undefined;
     for (let index = 0; index < members.length; index++) {
-      const keyNode = members[index]!.children?.[0];
+      const keyNode = propertyKeyNode(members[index]!);
       if (!keyNode || keyNode.type !== 'string') continue;
       const key = String(keyNode.value);
       let first: JsonNode | undefined;
@@ -299,7 +353,7 @@ export function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void 
         if (!first) firstByKey.set(key, keyNode);
       } else {
         for (let before = 0; before < index && !first; before++) {
-          const earlier = members[before]!.children?.[0];
+          const earlier = propertyKeyNode(members[before]!);
           if (earlier && earlier.type === 'string' && String(earlier.value) === key) first = earlier;
         }
       }
@@ -317,7 +371,7 @@ export function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void 
   }
   for (const child of node.children ?? []) {
     if (child.type === 'property') {
-      const value = child.children?.[1];
+      const value = propertyValueNode(child);
       if (value) collectDuplicateKeys(value, problems);
     } else {
       collectDuplicateKeys(child, problems);
@@ -346,9 +400,9 @@ export function objectProperties(node: JsonNode): JsonProperty[] {
   if (node.type !== 'object') return [];
   const result: JsonProperty[] = [];
   for (const propertyNode of node.children ?? []) {
-    const keyNode = propertyNode.children?.[0];
+    const keyNode = propertyKeyNode(propertyNode);
     if (!keyNode || keyNode.type !== 'string') continue;
-    result.push({ key: String(keyNode.value), keyNode, valueNode: propertyNode.children?.[1], propertyNode });
+    result.push({ key: String(keyNode.value), keyNode, valueNode: propertyValueNode(propertyNode), propertyNode });
   }
   return result;
 }
@@ -363,8 +417,8 @@ export function getProperty(node: JsonNode | undefined, key: string): JsonProper
   // step's model reads a dozen properties, and a list of every member per read was garbage).
   for (let index = node.children.length - 1; index >= 0; index--) {
     const propertyNode = node.children[index]!;
-    const keyNode = propertyNode.children?.[0];
-    if (keyNode && keyNode.type === 'string' && String(keyNode.value) === key) return { key, keyNode, valueNode: propertyNode.children?.[1], propertyNode };
+    const keyNode = propertyKeyNode(propertyNode);
+    if (keyNode && keyNode.type === 'string' && String(keyNode.value) === key) return { key, keyNode, valueNode: propertyValueNode(propertyNode), propertyNode };
   }
   return undefined;
 }

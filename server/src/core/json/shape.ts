@@ -8,7 +8,7 @@
  * service; this walker exists so the CLI and every LSP client get the same findings with messages
  * that name the field in the file's own words.
  */
-import { describeNodeType, type JsonNode, spanOf } from './jsonDocument';
+import { describeNodeType, type JsonNode, propertyKeyNode, propertyValueNode, spanOf } from './jsonDocument';
 import { type Problem, problem } from '../problems';
 
 export type Shape =
@@ -73,7 +73,7 @@ function walkShape(node: JsonNode, shape: Shape, root: WalkRoot, problems: Probl
   const members = node.children;
   if (members) {
     for (const member of members) {
-      const keyNode = member.children?.[0];
+      const keyNode = propertyKeyNode(member);
       if (!keyNode || keyNode.type !== 'string') continue;
       const key = String(keyNode.value);
       const memberShape = Object.hasOwn(shape.properties, key) ? shape.properties[key] : shape.otherMembers;
@@ -86,7 +86,7 @@ function walkShape(node: JsonNode, shape: Shape, root: WalkRoot, problems: Probl
         );
         continue;
       }
-      const valueNode = member.children?.[1];
+      const valueNode = propertyValueNode(member);
       if (valueNode) walkShape(valueNode, memberShape, root, problems);
     }
   }
@@ -104,7 +104,7 @@ function walkShape(node: JsonNode, shape: Shape, root: WalkRoot, problems: Probl
 /** True when the object node has a member named `key` (with a string key node). */
 function hasMember(node: JsonNode, key: string): boolean {
   for (const member of node.children ?? []) {
-    const keyNode = member.children?.[0];
+    const keyNode = propertyKeyNode(member);
     if (keyNode && keyNode.type === 'string' && String(keyNode.value) === key) return true;
   }
   return false;
@@ -117,7 +117,7 @@ function hasMember(node: JsonNode, key: string): boolean {
 function placeName(node: JsonNode, root: WalkRoot): string {
   if (node === root.node) return root.where;
   const parent = node.parent;
-  if (parent?.type === 'property' && parent.parent) return `"${String(parent.children?.[0]?.value)}" in ${placeName(parent.parent, root)}`;
+  if (parent?.type === 'property' && parent.parent) return `"${String(propertyKeyNode(parent)?.value)}" in ${placeName(parent.parent, root)}`;
   if (parent?.type === 'array') return `${placeName(parent, root)}[${parent.children?.indexOf(node) ?? -1}]`;
   // Not reached for a node the walk visited: each one is the root or below it.
   return root.where;
