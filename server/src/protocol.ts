@@ -9,7 +9,7 @@ import type { HistoryExecutionReport, HistoryHashReport, HistoryReport, HistoryT
 /** The dispatch-history report shapes, re-exported so clients import only this file. */
 export type { HistoryExecutionReport, HistoryHashReport, HistoryReport, HistoryToolReport };
 
-/** The settings the server reads under the `toolpin` section: server/src/settings.ts (a zod schema). */
+/** The settings the server reads under the `toolpin` section: server/src/settings.ts (`parseSettings`). */
 
 /** What the client passes in `initializationOptions`. */
 export interface ToolpinInitializationOptions {

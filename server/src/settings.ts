@@ -1,77 +1,132 @@
 /**
- * The language server's settings (the `toolpin` section of the client's configuration): one zod
- * schema gives their type, their defaults and their bounds, and `SettingsStore` reads them, per
- * workspace folder for the settings package.json declares resource-scoped.
+ * The language server's settings (the `toolpin` section of the client's configuration): their
+ * type, their defaults and their bounds, and `SettingsStore`, which reads them, per workspace
+ * folder for the settings package.json declares resource-scoped.
  *
  * Contract:
  * - any input gives settings: each ill-typed or missing value falls back to its own default, and
  *   the other values are kept (a section that is not an object is an empty one);
- * - the defaults are the schema's and package.json's `contributes.configuration` (a unit test
- *   compares the two);
+ * - the defaults are {@link parseSettings}' and package.json's `contributes.configuration` (a unit
+ *   test compares the two);
  * - resource-scoped settings (`RESOURCE_SCOPED`) are read with the document's workspace folder as
  *   `scopeUri`, cached per folder until the configuration changes; every other setting has one
  *   value for the whole server.
  */
-import { z } from 'zod';
+import { isRecord } from './core/json/values';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './engine/timeouts';
 import { pathToUri } from './util/uris';
 
 export { overallTimeoutFor } from './engine/timeouts';
 
-/** A section that is not an object reads as an empty one, so each of its values gets its default. */
-const section = <Shape extends z.ZodRawShape>(shape: Shape) => z.preprocess((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}), z.object(shape));
-const flag = (fallback: boolean) => z.boolean().catch(fallback);
-/** A finite number at least 0. */
-const count = (fallback: number) => z.number().min(0).catch(fallback);
-
-export const settingsSchema = section({
-  trace: section({
+export interface ToolpinSettings {
+  readonly trace: {
     /** Read by the client only: how much of the LSP traffic VS Code logs. */
-    server: z.enum(['off', 'messages', 'verbose']).catch('off'),
-  }),
-  validate: section({
+    readonly server: 'off' | 'messages' | 'verbose';
+  };
+  readonly validate: {
     /** Check documents and publish problems (resource-scoped). */
-    enable: flag(true),
+    readonly enable: boolean;
     /** Milliseconds between the last change of a document and its check; at most 5 s. */
-    debounceMs: count(200).transform((value) => Math.min(value, 5000)),
-  }),
-  verify: section({
+    readonly debounceMs: number;
+  };
+  readonly verify: {
     /** Query the live MCP servers (starts stdio servers, connects to HTTP servers). */
-    enable: flag(true),
+    readonly enable: boolean;
     /** Timeout of one request to a server; at least 100 ms. */
-    requestTimeoutMs: count(DEFAULT_REQUEST_TIMEOUT_MS).transform((value) => Math.max(100, value)),
+    readonly requestTimeoutMs: number;
     /** The shortest time a listing is reused, whatever a server's ttlMs hint says. */
-    minTtlSeconds: count(30),
+    readonly minTtlSeconds: number;
     /** Freshness of a listing when the server gives no hint. */
-    ttlSeconds: count(300),
+    readonly ttlSeconds: number;
     /** Servers listed at the same time; at least 1. */
-    concurrency: count(4).transform((value) => Math.max(1, value)),
-  }),
-  workspaceScan: section({
+    readonly concurrency: number;
+  };
+  readonly workspaceScan: {
     /** Check blueprint and connector files that are not open, too. */
-    enable: flag(true),
+    readonly enable: boolean;
     /** The most files scanned across all workspace folders. */
-    maxFiles: count(500),
-  }),
+    readonly maxFiles: number;
+  };
   /** User-level MCP servers, shaped like the `servers` of .vscode/mcp.json. */
-  servers: z.record(z.string(), z.unknown()).catch(() => ({})),
-  history: section({
+  readonly servers: Readonly<Record<string, unknown>>;
+  readonly history: {
     /** Globs (relative to each workspace folder) of dispatch-history logs; never in node_modules (resource-scoped). */
-    logGlobs: z.array(z.string()).catch(() => ['**/*.events.jsonl']),
-  }),
-  sources: section({
+    readonly logGlobs: readonly string[];
+  };
+  readonly sources: {
     /** Modules re-exporting `defineConnector` ("module" or "module#name"), besides the built-in one (resource-scoped). */
-    connectorFunctions: z.array(z.string().min(1)).catch(() => []),
+    readonly connectorFunctions: readonly string[];
     /** Modules re-exporting `mcpInvoke$` ("module" or "module#name"), besides the built-in one (resource-scoped). */
-    invokeFunctions: z.array(z.string().min(1)).catch(() => []),
-  }),
-});
+    readonly invokeFunctions: readonly string[];
+  };
+}
 
-export type ToolpinSettings = z.output<typeof settingsSchema>;
+// The readers below are written out rather than made with zod, which the first version used: zod
+// loaded only for these few values was several MiB of a language server with verification off
+// (issue 13). test/unit/settings.test.ts holds them equal to that zod schema on arbitrary input.
 
-/** Reads a received `toolpin` section (any value) into settings, value by value. */
+/** An object's own values by name; anything else (null, an array, a scalar) reads as an empty section. */
+function sectionOf(value: unknown): Readonly<Record<string, unknown>> {
+  return isRecord(value) ? value : {};
+}
+
+function flag(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback;
+}
+
+/** A finite number at least 0, or the fallback. */
+function count(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+/** An array of strings (each non-empty when `nonEmpty`), copied, or the fallback when any item is not. */
+function strings(value: unknown, fallback: readonly string[], nonEmpty = false): string[] {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && (!nonEmpty || item.length > 0))) return [...fallback];
+  return value.map(String);
+}
+
+/** A plain object's own enumerable members, copied (a user-level servers map), or an empty map. */
+function members(value: unknown): Record<string, unknown> {
+  if (!isRecord(value)) return {};
+  const copy: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    // A member named __proto__ is a member like any other (an assignment would set the prototype).
+    Object.defineProperty(copy, name, { value: member, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+function traceLevel(value: unknown): ToolpinSettings['trace']['server'] {
+  return value === 'off' || value === 'messages' || value === 'verbose' ? value : 'off';
+}
+
+/**
+ * Reads a received `toolpin` section (any value) into settings, value by value: each ill-typed or
+ * missing value gets its own default and the others are kept; unknown names are dropped.
+ */
 export function parseSettings(received: unknown): ToolpinSettings {
-  return settingsSchema.parse(received);
+  const root = sectionOf(received);
+  const trace = sectionOf(root.trace);
+  const validate = sectionOf(root.validate);
+  const verify = sectionOf(root.verify);
+  const workspaceScan = sectionOf(root.workspaceScan);
+  const history = sectionOf(root.history);
+  const sources = sectionOf(root.sources);
+  return {
+    trace: { server: traceLevel(trace.server) },
+    validate: { enable: flag(validate.enable, true), debounceMs: Math.min(count(validate.debounceMs, 200), 5000) },
+    verify: {
+      enable: flag(verify.enable, true),
+      requestTimeoutMs: Math.max(100, count(verify.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS)),
+      minTtlSeconds: count(verify.minTtlSeconds, 30),
+      ttlSeconds: count(verify.ttlSeconds, 300),
+      concurrency: Math.max(1, count(verify.concurrency, 4)),
+    },
+    workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },
+    servers: members(root.servers),
+    history: { logGlobs: strings(history.logGlobs, ['**/*.events.jsonl']) },
+    sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true) },
+  };
 }
 
 export const DEFAULT_SETTINGS: ToolpinSettings = parseSettings(undefined);

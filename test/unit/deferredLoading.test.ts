@@ -65,6 +65,18 @@ describe('libraries load on first use', () => {
     assert.deepEqual(loaded, ['babel']);
   });
 
+  test('the language server and its settings load the LSP libraries only, not zod nor the SDK', () => {
+    // A language server with verification off never opens a session: zod (once its settings
+    // schema) and the SDK stay unloaded until one does.
+    const loaded = loadedAfter(`
+      const server = require(path.join(${JSON.stringify(OUT)}, 'server', 'src', 'server.js'));
+      const settings = require(path.join(${JSON.stringify(OUT)}, 'server', 'src', 'settings.js'));
+      if (typeof server.startServer !== 'function') throw new Error('no language server');
+      if (settings.parseSettings({ verify: { enable: false } }).verify.enable !== false) throw new Error('the settings were not read');
+    `);
+    assert.deepEqual(loaded, ['languageServer']);
+  });
+
   test('checking arguments against a pattern loads Ajv and re2js, not the SDK', () => {
     const loaded = loadedAfter(`
       const analysis = documents.analyzeDocument('blueprint', JSON.stringify({ blueprint: 'b', formatVersion: 1, steps: [{ id: 'a', effect: 'mcp.invoke', input: { toolName: 'echo', arguments: { code: 'ab' } } }] }));

@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { z } from 'zod';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../server/src/engine/timeouts';
 import { DEFAULT_SETTINGS, overallTimeoutFor, parseSettings, RESOURCE_SCOPED } from '../../server/src/settings';
 
 const root = path.resolve(__dirname, '..', '..', '..');
@@ -95,4 +98,51 @@ test('a listing is bounded by three request timeouts, never under 30 s', () => {
   assert.equal(overallTimeoutFor(10_000), 30_000);
   assert.equal(overallTimeoutFor(1_000), 30_000);
   assert.equal(overallTimeoutFor(20_000), 60_000);
+});
+
+/**
+ * The readers of settings.ts against the zod schema they replaced (zod is the reference here, not
+ * in the language server, which no longer loads it for settings): on arbitrary JSON-like input,
+ * with the settings' own names and values of every type, both give the same settings.
+ */
+const zodSection = <Shape extends z.ZodRawShape>(shape: Shape) => z.preprocess((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}), z.object(shape));
+const zodFlag = (fallback: boolean) => z.boolean().catch(fallback);
+const zodCount = (fallback: number) => z.number().min(0).catch(fallback);
+const zodSchema = zodSection({
+  trace: zodSection({ server: z.enum(['off', 'messages', 'verbose']).catch('off') }),
+  validate: zodSection({ enable: zodFlag(true), debounceMs: zodCount(200).transform((value) => Math.min(value, 5000)) }),
+  verify: zodSection({
+    enable: zodFlag(true),
+    requestTimeoutMs: zodCount(DEFAULT_REQUEST_TIMEOUT_MS).transform((value) => Math.max(100, value)),
+    minTtlSeconds: zodCount(30),
+    ttlSeconds: zodCount(300),
+    concurrency: zodCount(4).transform((value) => Math.max(1, value)),
+  }),
+  workspaceScan: zodSection({ enable: zodFlag(true), maxFiles: zodCount(500) }),
+  servers: z.record(z.string(), z.unknown()).catch(() => ({})),
+  history: zodSection({ logGlobs: z.array(z.string()).catch(() => ['**/*.events.jsonl']) }),
+  sources: zodSection({ connectorFunctions: z.array(z.string().min(1)).catch(() => []), invokeFunctions: z.array(z.string().min(1)).catch(() => []) }),
+});
+
+test('settings read as the zod schema they replaced reads them, on arbitrary input', () => {
+  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'sources', 'connectorFunctions', 'invokeFunctions', 'other'];
+  const leaf = fc.oneof(
+    fc.constantFrom(null, true, false, 0, -0, -1, 0.5, 99_999, 1e300, '', 'off', 'messages', 'verbose', 'x', '**/*.log'),
+    fc.double(),
+    fc.string(),
+  );
+  const value = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      leaf,
+      fc.array(fc.oneof(fc.string(), leaf), { maxLength: 4 }),
+      fc.dictionary(fc.constantFrom(...names), tie('value'), { maxKeys: 6, noNullPrototype: true }),
+    ),
+  })).value;
+  fc.assert(
+    fc.property(value, (received) => {
+      assert.deepEqual(parseSettings(received), zodSchema.parse(received), JSON.stringify(received));
+    }),
+    { numRuns: 3000 },
+  );
 });
