@@ -72,11 +72,12 @@ function walkShape(node: JsonNode, shape: Shape, root: WalkRoot, problems: Probl
   if (shape.kind !== 'object') return;
   const members = node.children;
   if (members) {
+    const memberShapes = memberShapesOf(shape);
     for (const member of members) {
       const keyNode = propertyKeyNode(member);
       if (!keyNode || keyNode.type !== 'string') continue;
       const key = String(keyNode.value);
-      const memberShape = Object.hasOwn(shape.properties, key) ? shape.properties[key] : shape.otherMembers;
+      const memberShape = memberShapes.get(key) ?? shape.otherMembers;
       if (!memberShape) {
         const known = Object.keys(shape.properties).join(', ');
         problems.push(
@@ -99,6 +100,20 @@ function walkShape(node: JsonNode, shape: Shape, root: WalkRoot, problems: Probl
       );
     }
   }
+}
+
+/**
+ * An object shape's own members by name, made once per shape: a Map lookup is both cheaper than
+ * a keyed property read with an own-property check, and blind to `Object.prototype`'s names.
+ */
+const memberShapesByShape = new WeakMap<Shape, ReadonlyMap<string, Shape>>();
+function memberShapesOf(shape: Shape & { readonly kind: 'object' }): ReadonlyMap<string, Shape> {
+  let found = memberShapesByShape.get(shape);
+  if (!found) {
+    found = new Map(Object.entries(shape.properties));
+    memberShapesByShape.set(shape, found);
+  }
+  return found;
 }
 
 /** True when the object node has a member named `key` (with a string key node). */
