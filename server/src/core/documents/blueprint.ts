@@ -2,7 +2,7 @@
  * Blueprint files (`*.blueprint.json`, `*.blueprint.jsonc`; docs/formats.md §3): the document
  * model with offsets, and the checks that need no live server.
  */
-import { describeNodeType, getProperty, type JsonNode, parseJsonDocument, propertyKeyNode, propertyValueNode, spanOf, type StringField, stringField } from '../json/jsonDocument';
+import { describeNodeType, getProperty, type JsonNode, parseJsonDocument, propertyKeySpan, propertyKeyText, propertyValueNode, spanOf, type StringField, stringField } from '../json/jsonDocument';
 import { isOneOf } from '../json/values';
 
 export type { StringField };
@@ -190,9 +190,10 @@ export function readStep(node: JsonNode, index: number, problems: Problem[]): St
   const onNode = getProperty(node, 'on')?.valueNode;
   if (onNode?.type === 'object') {
     for (const child of onNode.children ?? []) {
-      const keyNode = propertyKeyNode(child);
-      if (!keyNode) continue;
-      channels.push({ name: { value: String(keyNode.value), span: spanOf(keyNode) }, target: stringField(propertyValueNode(child)) });
+      const name = propertyKeyText(child);
+      const span = propertyKeySpan(child);
+      if (name === undefined || !span) continue;
+      channels.push({ name: { value: name, span }, target: stringField(propertyValueNode(child)) });
     }
   }
   return { index, node, id, effect, mcp, channels };

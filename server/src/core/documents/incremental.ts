@@ -206,8 +206,9 @@ function shiftTree(root: MovableNode, delta: number, pending: MovableNode[] = []
     node.offset += delta;
     if (node.colonOffset !== undefined) node.colonOffset += delta;
     if (node instanceof PropertyNode) {
-      // Key and value are fields (children would be a fresh array per property).
-      if (node.keyNode) pending.push(node.keyNode);
+      // The value is a field (children would be a fresh array per property); the key moves with
+      // the property's offset, and its node only if one was made.
+      if (node.madeKeyNode) pending.push(node.madeKeyNode);
       if (node.valueNode) pending.push(node.valueNode);
     } else if (node.children) {
       for (const child of node.children) pending.push(child);

@@ -27,6 +27,20 @@ export interface JsonProperty {
   readonly propertyNode: JsonNode;
 }
 
+/** A {@link JsonProperty} whose key node is asked of the property node only when read (see PropertyNode). */
+class Member implements JsonProperty {
+  constructor(
+    readonly key: string,
+    readonly valueNode: JsonNode | undefined,
+    readonly propertyNode: JsonNode,
+  ) {}
+
+  get keyNode(): JsonNode {
+    // A member is only made for a property with a string key (objectProperties, getProperty).
+    return propertyKeyNode(this.propertyNode) ?? this.propertyNode;
+  }
+}
+
 const SYNTAX_MESSAGES: Partial<Record<ParseErrorCode, string>> = {
   [ParseErrorCode.InvalidSymbol]: 'unexpected character: this is not JSON',
   [ParseErrorCode.InvalidNumberFormat]: 'invalid number',
@@ -167,10 +181,9 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   const close = (): void => {
     const start = opened.pop()!;
     if (current instanceof PropertyNode) {
-      // The grammar gives a property its key and at most one value (jsonc-parser's visitor parses
-      // one value after the colon), so they are fields, not an array.
-      current.keyNode = pending[start];
-      current.valueNode = top > start + 1 ? pending[start + 1] : undefined;
+      // The grammar gives a property at most one value after its key (jsonc-parser's visitor
+      // parses one value after the colon): a field, not an array.
+      current.valueNode = top > start ? pending[start] : undefined;
     } else {
       depth--;
       current.children = pending.slice(start, top);
@@ -189,10 +202,7 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
     {
       onObjectBegin: (offset) => open({ type: 'object', offset, length: -1, parent: current, children: undefined }),
       onObjectProperty: (name, offset, length) => {
-        const property = new PropertyNode(offset, current);
-        open(property);
-        // Fields in the order of every other leaf (below), so that all leaves share one shape.
-        add({ type: 'string', offset, length, parent: property, value: share(name) });
+        open(new PropertyNode(offset, current, share(name), length));
       },
       onObjectEnd: (offset, length) => {
         // A property without a value ends with its object.
@@ -257,37 +267,71 @@ interface PlainBuildingNode {
 
 /**
  * A property node of {@link parseJsonTree}: jsonc-parser's `{ type: 'property', children: [key,
- * value] }` with the key and the value in fields. An array per property was 64 bytes of the 136 a
- * property took, and a blueprint is mostly properties (issue 13: 4.9 MiB of a 10,000-step file's
- * tree). `children` is still there for every reader of jsonc-parser's shape, as a fresh array on
- * each read; code that reads many properties uses {@link propertyKeyNode} and
- * {@link propertyValueNode}, which read the fields. Offsets and lengths are mutable, as on every
- * node (an edit shifts them in place, core/documents/incremental.ts).
+ * value] }`, with the value in a field and the key as its text and length, its node made only when
+ * something asks for it. A blueprint is mostly properties: an array per property was 64 bytes and
+ * a key node 64 more of the 200 a property took (issue 13: 9 MiB of a 10,000-step file's tree).
+ *
+ * Contract: `keyNode` is the same node on every read (made on the first, then kept), at the
+ * property's own offset as in `parseTree`; `children` is `[keyNode, valueNode]` (or `[keyNode]`)
+ * as a fresh array on each read, for every reader of jsonc-parser's shape. Code that reads many
+ * properties uses {@link propertyKeyText} and {@link propertyValueNode}, which make nothing.
+ * Offsets and lengths are mutable, as on every node (an edit shifts them in place,
+ * core/documents/incremental.ts, which also shifts a key node once made: {@link madeKeyNode}).
  */
 export class PropertyNode {
   readonly type = 'property' as const;
   length = -1;
   colonOffset: number | undefined = undefined;
-  keyNode: JsonNode | undefined = undefined;
   valueNode: JsonNode | undefined = undefined;
+  private keyNodeMade: JsonNode | undefined = undefined;
 
   constructor(
     public offset: number,
     public parent: JsonNode | undefined,
+    /** The key's value (without quotes, escapes read). */
+    readonly keyText: string,
+    /** The key's length in the text, quotes included. */
+    readonly keyLength: number,
   ) {}
+
+  /** The key as a string node of jsonc-parser's shape, made on the first read. */
+  get keyNode(): JsonNode {
+    return (this.keyNodeMade ??= { type: 'string', offset: this.offset, length: this.keyLength, parent: this, value: this.keyText });
+  }
+
+  /** The key node if something has made it (and so may hold it), else undefined. */
+  get madeKeyNode(): JsonNode | undefined {
+    return this.keyNodeMade;
+  }
 
   /** The key, then the value when there is one: what jsonc-parser's `parseTree` holds. */
   get children(): JsonNode[] {
-    const children: JsonNode[] = [];
-    if (this.keyNode) children.push(this.keyNode);
-    if (this.valueNode) children.push(this.valueNode);
-    return children;
+    return this.valueNode ? [this.keyNode, this.valueNode] : [this.keyNode];
   }
 }
 
 /** The key node of a property node (of any tree: parsed here, built from a TypeScript source, or jsonc-parser's). */
 export function propertyKeyNode(node: JsonNode): JsonNode | undefined {
   return node instanceof PropertyNode ? node.keyNode : node.children?.[0];
+}
+
+/** Where a property's key starts; makes no node (a parsed key starts where its property does). */
+function keyOffsetOf(node: JsonNode): number {
+  return node instanceof PropertyNode ? node.offset : (node.children?.[0]?.offset ?? node.offset);
+}
+
+/** Where a property's key is, quotes included (the span of its key node); makes no node. */
+export function propertyKeySpan(node: JsonNode): Span | undefined {
+  if (node instanceof PropertyNode) return { offset: node.offset, length: node.keyLength };
+  const keyNode = node.children?.[0];
+  return keyNode ? spanOf(keyNode) : undefined;
+}
+
+/** The key of a property node as text, when it is a string key; makes no node. */
+export function propertyKeyText(node: JsonNode): string | undefined {
+  if (node instanceof PropertyNode) return node.keyText;
+  const keyNode = node.children?.[0];
+  return keyNode && keyNode.type === 'string' ? String(keyNode.value) : undefined;
 }
 
 /** The value node of a property node, if it has one. */
@@ -345,26 +389,25 @@ export function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void 
     // object behind. Long objects still get a Map.
     const firstByKey = members.length > 16 ? new Map<string, JsonNode>() : undefined;
     for (let index = 0; index < members.length; index++) {
-      const keyNode = propertyKeyNode(members[index]!);
-      if (!keyNode || keyNode.type !== 'string') continue;
-      const key = String(keyNode.value);
+      const member = members[index]!;
+      const key = propertyKeyText(member);
+      if (key === undefined) continue;
       let first: JsonNode | undefined;
       if (firstByKey) {
         first = firstByKey.get(key);
-        if (!first) firstByKey.set(key, keyNode);
+        if (!first) firstByKey.set(key, member);
       } else {
         for (let before = 0; before < index && !first; before++) {
-          const earlier = propertyKeyNode(members[before]!);
-          if (earlier && earlier.type === 'string' && String(earlier.value) === key) first = earlier;
+          if (propertyKeyText(members[before]!) === key) first = members[before];
         }
       }
       if (first) {
         problems.push(
           problem(
             'TP101',
-            spanOf(keyNode),
+            propertyKeySpan(member) ?? spanOf(member),
             `duplicate key "${key}": JSON readers disagree on which one wins, so neither is used silently`,
-            { data: { key, firstOffset: first.offset } },
+            { data: { key, firstOffset: keyOffsetOf(first) } },
           ),
         );
       }
@@ -401,9 +444,9 @@ export function objectProperties(node: JsonNode): JsonProperty[] {
   if (node.type !== 'object') return [];
   const result: JsonProperty[] = [];
   for (const propertyNode of node.children ?? []) {
-    const keyNode = propertyKeyNode(propertyNode);
-    if (!keyNode || keyNode.type !== 'string') continue;
-    result.push({ key: String(keyNode.value), keyNode, valueNode: propertyValueNode(propertyNode), propertyNode });
+    const key = propertyKeyText(propertyNode);
+    if (key === undefined) continue;
+    result.push(new Member(key, propertyValueNode(propertyNode), propertyNode));
   }
   return result;
 }
@@ -418,8 +461,7 @@ export function getProperty(node: JsonNode | undefined, key: string): JsonProper
   // step's model reads a dozen properties, and a list of every member per read was garbage).
   for (let index = node.children.length - 1; index >= 0; index--) {
     const propertyNode = node.children[index]!;
-    const keyNode = propertyKeyNode(propertyNode);
-    if (keyNode && keyNode.type === 'string' && String(keyNode.value) === key) return { key, keyNode, valueNode: propertyValueNode(propertyNode), propertyNode };
+    if (propertyKeyText(propertyNode) === key) return new Member(key, propertyValueNode(propertyNode), propertyNode);
   }
   return undefined;
 }

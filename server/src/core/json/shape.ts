@@ -8,7 +8,7 @@
  * service; this walker exists so the CLI and every LSP client get the same findings with messages
  * that name the field in the file's own words.
  */
-import { describeNodeType, type JsonNode, propertyKeyNode, propertyValueNode, spanOf } from './jsonDocument';
+import { describeNodeType, type JsonNode, propertyKeySpan, propertyKeyText, propertyValueNode, spanOf } from './jsonDocument';
 import { type Problem, problem } from '../problems';
 
 export type Shape =
@@ -74,14 +74,13 @@ function walkShape(node: JsonNode, shape: Shape, root: WalkRoot, problems: Probl
   if (members) {
     const memberShapes = memberShapesOf(shape);
     for (const member of members) {
-      const keyNode = propertyKeyNode(member);
-      if (!keyNode || keyNode.type !== 'string') continue;
-      const key = String(keyNode.value);
+      const key = propertyKeyText(member);
+      if (key === undefined) continue;
       const memberShape = memberShapes.get(key) ?? shape.otherMembers;
       if (!memberShape) {
         const known = Object.keys(shape.properties).join(', ');
         problems.push(
-          problem('TP102', spanOf(keyNode), `unknown key "${key}" in ${placeName(node, root)} (known keys: ${known})`, {
+          problem('TP102', propertyKeySpan(member) ?? spanOf(member), `unknown key "${key}" in ${placeName(node, root)} (known keys: ${known})`, {
             data: { key },
           }),
         );
@@ -119,8 +118,7 @@ function memberShapesOf(shape: Shape & { readonly kind: 'object' }): ReadonlyMap
 /** True when the object node has a member named `key` (with a string key node). */
 function hasMember(node: JsonNode, key: string): boolean {
   for (const member of node.children ?? []) {
-    const keyNode = propertyKeyNode(member);
-    if (keyNode && keyNode.type === 'string' && String(keyNode.value) === key) return true;
+    if (propertyKeyText(member) === key) return true;
   }
   return false;
 }
@@ -132,7 +130,7 @@ function hasMember(node: JsonNode, key: string): boolean {
 function placeName(node: JsonNode, root: WalkRoot): string {
   if (node === root.node) return root.where;
   const parent = node.parent;
-  if (parent?.type === 'property' && parent.parent) return `"${String(propertyKeyNode(parent)?.value)}" in ${placeName(parent.parent, root)}`;
+  if (parent?.type === 'property' && parent.parent) return `"${String(propertyKeyText(parent))}" in ${placeName(parent.parent, root)}`;
   if (parent?.type === 'array') return `${placeName(parent, root)}[${parent.children?.indexOf(node) ?? -1}]`;
   // Not reached for a node the walk visited: each one is the root or below it.
   return root.where;

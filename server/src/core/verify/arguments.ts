@@ -48,7 +48,7 @@ import type { RegExpEngine } from 'ajv/dist/types';
 import type { default as Ajv2020 } from 'ajv/dist/2020';
 import { ajvDraft07, ajvDraft2020, re2js } from '../deferredLibraries';
 import type { StepModel } from '../documents/blueprint';
-import { describeNodeType, type JsonNode, objectProperties, propertyKeyNode, propertyValueNode, spanOf } from '../json/jsonDocument';
+import { describeNodeType, type JsonNode, objectProperties, propertyKeySpan, propertyValueNode, spanOf } from '../json/jsonDocument';
 import { errorMessage, isArray, isRecord } from '../json/values';
 import { schemaPin } from '../pins/pins';
 import { type Problem, problem, type Span } from '../problems';
@@ -517,8 +517,7 @@ function locate(root: JsonNode, segments: readonly string[]): Located {
 /** The span of the key whose value this node is (`"arguments"`, `"options"`), if it is a member's value. */
 function keySpanOf(node: JsonNode): Span | undefined {
   const parent = node.parent;
-  const keyNode = parent?.type === 'property' && propertyValueNode(parent) === node ? propertyKeyNode(parent) : undefined;
-  if (keyNode) return spanOf(keyNode);
+  if (parent?.type === 'property' && propertyValueNode(parent) === node) return propertyKeySpan(parent);
   return undefined;
 }
 
