@@ -19,9 +19,14 @@
  * servers run one after the other, never side by side, and the order is rotated per round
  * (--rounds, default 3); medians and the spread of the rounds are reported.
  *
+ * Before the servers, a fresh process with --expose-gc reports the heap each parse retains for the
+ * same text: vscode-json-languageservice's `parseJSONDocument` against our `analyzeDocument`
+ * (information, no target: where the servers' difference is, or is not).
+ *
  * Targets: ours ≤ 1.1× the JSON language server, open and after edits; offline publishes no
  * diagnostic per pin. Results: bench/results/memory.json.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,6 +127,35 @@ function positionAt(text: string, offset: number): { line: number; character: nu
   return { line, character: offset - lineStart };
 }
 
+/**
+ * The heap the two parses retain for the same text, in one fresh process run with --expose-gc:
+ * vscode-json-languageservice's `parseJSONDocument` (the peer's document) and our
+ * `analyzeDocument` (tree and models), each measured as heapUsed after a full GC with the result
+ * held, minus heapUsed before it; the text itself is made before either, so neither counts it.
+ */
+function retainedHeap(text: string): { peerMiB: number; oursMiB: number } {
+  const textFile = join(workspace, 'retained.jsonc');
+  writeFileSync(textFile, text);
+  const script = `
+    const text = require('node:fs').readFileSync(${JSON.stringify(textFile)}, 'utf8');
+    const ls = require('vscode-json-languageservice');
+    const { TextDocument } = require('vscode-languageserver-textdocument');
+    const { analyzeDocument } = require(${JSON.stringify(join(__dirname, '..', 'server', 'src', 'core', 'documents', 'documents.js'))});
+    const service = ls.getLanguageService({});
+    const held = [];
+    const measure = (make) => { gc(); const before = process.memoryUsage().heapUsed; held.push(make()); gc(); return (process.memoryUsage().heapUsed - before) / 2 ** 20; };
+    const peerMiB = measure(() => service.parseJSONDocument(TextDocument.create('file:///retained.jsonc', 'jsonc', 1, text)));
+    const oursMiB = measure(() => analyzeDocument('blueprint', text));
+    if (held.length !== 2) throw new Error('unreachable');
+    process.stdout.write(JSON.stringify({ peerMiB, oursMiB }));
+  `;
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { cwd: repoRoot, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`the retained-heap child failed: ${run.stderr}`);
+  const parsed: unknown = JSON.parse(run.stdout);
+  if (typeof parsed !== 'object' || parsed === null || !('peerMiB' in parsed) || !('oursMiB' in parsed) || typeof parsed.peerMiB !== 'number' || typeof parsed.oursMiB !== 'number') throw new Error(`unexpected answer ${run.stdout}`);
+  return { peerMiB: parsed.peerMiB, oursMiB: parsed.oursMiB };
+}
+
 async function main(): Promise<void> {
   if (process.platform !== 'linux') throw new Error('the memory benchmark reads /proc and runs on Linux only');
   const machine = { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageAtStart: loadavg().map((value) => Number(value.toFixed(2))) };
@@ -135,6 +169,9 @@ async function main(): Promise<void> {
   writeFileSync(file, generated.text);
   const uri = pathToFileURL(file).href;
   console.log(`document: ${STEPS} steps, ${(generated.text.length / 1e6).toFixed(2)} MB, ${generated.drifted} drifted; ${EDITS} edits; ${ROUNDS} round(s)`);
+
+  const retained = retainedHeap(generated.text);
+  console.log(`retained heap of the document, in process: ours (analyzeDocument) ${retained.oursMiB.toFixed(1)} MiB, vscode-json-languageservice (parseJSONDocument) ${retained.peerMiB.toFixed(1)} MiB, ratio ${(retained.oursMiB / retained.peerMiB).toFixed(2)}`);
 
   const subjects: Subject[] = ['ours', 'oursOffline', 'jsonServer'];
   const samples: Record<Subject, Sample[]> = { ours: [], oursOffline: [], jsonServer: [] };
@@ -163,7 +200,7 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(
     join(resultsDir, 'memory.json'),
-    `${JSON.stringify({ benchmark: 'memory', recordedAt: new Date().toISOString(), machine: { ...machine, loadAverageAtEnd: loadavg() }, peer: `vscode-langservers-extracted@${packageVersion(repoRoot, 'vscode-langservers-extracted')}`, steps: STEPS, edits: EDITS, samples }, null, 2)}\n`,
+    `${JSON.stringify({ benchmark: 'memory', recordedAt: new Date().toISOString(), machine: { ...machine, loadAverageAtEnd: loadavg() }, peer: `vscode-langservers-extracted@${packageVersion(repoRoot, 'vscode-langservers-extracted')}`, steps: STEPS, edits: EDITS, retainedHeap: retained, samples }, null, 2)}\n`,
   );
   console.log('wrote bench/results/memory.json');
 }
