@@ -15,10 +15,10 @@
  */
 
 /** The FNV-1a 32 offset basis: the hash of no bytes. */
-export const HASH_SEED = 0x811c9dc5 | 0;
+const HASH_SEED = 0x811c9dc5 | 0;
 
 /** Continues the FNV-1a 32 hash `hash` over `bytes[start, end)`, then over a part separator. */
-export function hashBytes(bytes: Uint8Array, start: number, end: number, hash: number): number {
+function hashBytes(bytes: Uint8Array, start: number, end: number, hash: number): number {
   for (let index = start; index < end; index++) hash = Math.imul(hash ^ bytes[index]!, 16_777_619);
   // A byte value no byte has, so that the parts' boundaries count in the hash.
   return Math.imul(hash ^ 0x100, 16_777_619);
@@ -53,12 +53,9 @@ export class ByteTable<V> {
     return this.values[entry]!;
   }
 
-  /**
-   * The entry of the key `bytes[a0, a1)`, `bytes[b0, b1)`, `bytes[c0, c1)` whose hash (from
-   * {@link hashBytes} over the three parts in order, starting at {@link HASH_SEED}) is `hash`, or
-   * -1 when the table does not hold it.
-   */
-  find(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number, c0: number, c1: number, hash: number): number {
+  /** The entry of the key `bytes[a0, a1)`, `bytes[b0, b1)`, `bytes[c0, c1)`, or -1 when the table does not hold it. */
+  find(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number, c0: number, c1: number): number {
+    const hash = hashOfKey(bytes, a0, a1, b0, b1, c0, c1);
     const slots = this.slots;
     const mask = slots.length - 1;
     for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
@@ -72,7 +69,8 @@ export class ByteTable<V> {
    * Adds a key the table does not hold (see {@link find}) with its value; returns its entry, or -1
    * when the table is full (by keys or by bytes) and nothing was added.
    */
-  add(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number, c0: number, c1: number, hash: number, value: V): number {
+  add(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number, c0: number, c1: number, value: V): number {
+    const hash = hashOfKey(bytes, a0, a1, b0, b1, c0, c1);
     const entry = this.values.length;
     const length = a1 - a0 + (b1 - b0) + (c1 - c0);
     if (entry >= this.maxEntries || this.poolUsed + length > this.maxPoolBytes) return -1;
@@ -132,6 +130,11 @@ export class ByteTable<V> {
     this.lengths = lengths;
     for (let entry = 0; entry < this.values.length; entry++) this.place(entry);
   }
+}
+
+/** The hash of a key of three parts (FNV-1a 32 over each part and a separator after it). */
+function hashOfKey(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number, c0: number, c1: number): number {
+  return hashBytes(bytes, c0, c1, hashBytes(bytes, b0, b1, hashBytes(bytes, a0, a1, HASH_SEED)));
 }
 
 /** FNV's low bits are weak; folding the high half in spreads keys over a small table. */

@@ -102,8 +102,13 @@ const LOWER_U = 117;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 
+/** The bytes of an ASCII text. */
+function bytesOf(text: string): Uint8Array {
+  return Uint8Array.from(text, (char) => char.charCodeAt(0));
+}
+
 /** `MCP_DISPATCHED` as bytes. */
-const DISPATCH_TYPE = [77, 67, 80, 95, 68, 73, 83, 80, 65, 84, 67, 72, 69, 68];
+const DISPATCH_TYPE = bytesOf('MCP_DISPATCHED');
 
 // Bits of what the top-level object and `data` held.
 const SEEN_TYPE = 1;
@@ -312,7 +317,7 @@ function valueEnd(bytes: Uint8Array, index: number, end: number, depth: number):
 }
 
 /** True when `bytes[start, end)` are the bytes of `name`. */
-function isName(bytes: Uint8Array, start: number, end: number, name: readonly number[]): boolean {
+function isName(bytes: Uint8Array, start: number, end: number, name: Uint8Array): boolean {
   if (end - start !== name.length) return false;
   for (let index = 0; index < name.length; index++) if (bytes[start + index] !== name[index]) return false;
   return true;
@@ -343,12 +348,12 @@ function eventMember(bytes: Uint8Array, start: number, end: number): number {
   }
 }
 
-const STEP_ID = [115, 116, 101, 112, 73, 100];
-const BLUEPRINT = [98, 108, 117, 101, 112, 114, 105, 110, 116];
-const EXECUTION_ID = [101, 120, 101, 99, 117, 116, 105, 111, 110, 73, 100];
-const TOOL_NAME = [116, 111, 111, 108, 78, 97, 109, 101];
-const SERVER = [115, 101, 114, 118, 101, 114];
-const SCHEMA_HASH = [115, 99, 104, 101, 109, 97, 72, 97, 115, 104];
+const STEP_ID = bytesOf('stepId');
+const BLUEPRINT = bytesOf('blueprint');
+const EXECUTION_ID = bytesOf('executionId');
+const TOOL_NAME = bytesOf('toolName');
+const SERVER = bytesOf('server');
+const SCHEMA_HASH = bytesOf('schemaHash');
 
 /** Which member of `data` the name `bytes[start, end)` is (0 for one the model does not read). */
 function dataMember(bytes: Uint8Array, start: number, end: number): number {
@@ -437,19 +442,35 @@ function scanData(bytes: Uint8Array, index: number, end: number, event: ScannedE
  * The byte at `end`, when there is one, must be a control byte: the `\n` (or the `\r` before it)
  * that ends the line, as it is in a buffer of whole lines. The scan relies on it to stop a string
  * without a bound check per byte; for anything else there it does not answer.
+ *
+ * Two ways, the same grammar: lines in the layout of docs/formats.md §7 (the members in its order,
+ * no whitespace: what the runtime writes) are matched against that layout
+ * ({@link scanCommonLayout}), which skips finding out which member each name is; any other line
+ * is scanned member by member ({@link scanMembers}).
  */
 export function scanEventBytes(bytes: Uint8Array, start: number, end: number, event: ScannedEvent): ScanOutcome {
   if (start < 0 || end > bytes.length || start >= end || (end < bytes.length && bytes[end]! >= SPACE)) return SCAN_UNKNOWN;
-  let index = skipSpace(bytes, start, end);
-  if (bytes[index] !== OPEN_BRACE || index >= end) return SCAN_UNKNOWN;
-  index = skipSpace(bytes, index + 1, end);
-  let seen = 0;
-  let typeStart = 0;
-  let typeEnd = 0;
   event.blueprintStart = -1;
   event.blueprintEnd = -1;
   event.stepIdStart = -1;
   event.stepIdEnd = -1;
+  const common = scanCommonLayout(bytes, start, end, event);
+  if (common !== SCAN_UNKNOWN) return common;
+  event.blueprintStart = -1;
+  event.blueprintEnd = -1;
+  event.stepIdStart = -1;
+  event.stepIdEnd = -1;
+  const index = skipSpace(bytes, start, end);
+  if (bytes[index] !== OPEN_BRACE || index >= end) return SCAN_UNKNOWN;
+  return scanMembers(bytes, skipSpace(bytes, index + 1, end), end, event, 0, 0, 0);
+}
+
+/**
+ * Scans the members of the line's object from `index` (the opening quote of a member's name, or
+ * whatever is there instead) to the end of the line, and answers for the line. `seen`, `typeStart`
+ * and `typeEnd` are what the members before `index` held (none, or only a plain `type`).
+ */
+function scanMembers(bytes: Uint8Array, index: number, end: number, event: ScannedEvent, seen: number, typeStart: number, typeEnd: number): ScanOutcome {
   for (;;) {
     // A member: its name (an escaped one could spell any member, so the scan stops), then its value.
     if (bytes[index] !== QUOTE) return SCAN_UNKNOWN;
@@ -476,19 +497,10 @@ export function scanEventBytes(bytes: Uint8Array, start: number, end: number, ev
         // Not a number: a mistyped seq, if the value is JSON at all.
         seen |= NOT_A_PLAIN_DISPATCH;
         index = valueEnd(bytes, valueStart, end, 1);
-      } else if (index - valueStart <= 15 && code !== MINUS) {
-        let value = 0;
-        let plain = true;
-        for (let digit = valueStart; digit < index; digit++) {
-          const at = bytes[digit]! - ZERO;
-          if (at < 0 || at > 9) {
-            plain = false;
-            break;
-          }
-          value = value * 10 + at;
-        }
-        if (plain) {
-          event.seq = value;
+      } else {
+        const seq = plainWholeNumber(bytes, valueStart, index);
+        if (seq >= 0) {
+          event.seq = seq;
           seen |= SEQ_IS_PLAIN;
         }
       }
@@ -546,6 +558,156 @@ export function scanEventBytes(bytes: Uint8Array, start: number, end: number, ev
   if (skipSpace(bytes, index + 1, end) !== end || (seen & SEEN_TYPE) === 0) return SCAN_UNKNOWN;
   if (!isName(bytes, typeStart, typeEnd, DISPATCH_TYPE)) return SCAN_OTHER;
   return (seen & DISPATCH_NEEDS) === DISPATCH_NEEDS && (seen & NOT_A_PLAIN_DISPATCH) === 0 ? SCAN_DISPATCH : SCAN_UNKNOWN;
+}
+
+/**
+ * `bytes[start, end)`, a JSON number, as a whole number when it is plain digits (at most 15, so
+ * the value is exact), else -1 (negative, a fraction, an exponent, longer): `JSON.parse` reads those.
+ */
+function plainWholeNumber(bytes: Uint8Array, start: number, end: number): number {
+  if (end - start > 15) return -1;
+  let value = 0;
+  for (let index = start; index < end; index++) {
+    const digit = bytes[index]! - ZERO;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+// The common layout, in the pieces between values.
+const LAYOUT_TYPE = bytesOf('{"type":"');
+const LAYOUT_SEQ = bytesOf('","seq":');
+const LAYOUT_AT = bytesOf(',"at":"');
+const LAYOUT_EXECUTION_ID = bytesOf('","executionId":"');
+const LAYOUT_BLUEPRINT = bytesOf('blueprint":"');
+const LAYOUT_STEP_ID = bytesOf('stepId":"');
+const LAYOUT_DATA = bytesOf('data":{"toolName":"');
+const LAYOUT_SERVER = bytesOf('","server":"');
+const LAYOUT_SCHEMA_HASH = bytesOf('","schemaHash":"');
+const LAYOUT_END = bytesOf('"}}');
+
+/**
+ * The index after `piece` when the bytes at `index` are exactly it, else -1. A read at `end` meets
+ * the line end (a control byte, never in a piece), so the comparison stops there by itself.
+ */
+function matchPiece(bytes: Uint8Array, index: number, piece: Uint8Array): number {
+  const length = piece.length;
+  for (let at = 0; at < length; at++) if (bytes[index + at] !== piece[at]) return -1;
+  return index + length;
+}
+
+/**
+ * The index of the closing quote of the string whose characters start at `index`, when it holds
+ * no escape (nor a control byte, which JSON forbids), else -1; sets {@link stringFlags}. The line
+ * end stops the loop (see {@link stringEnd}).
+ */
+function plainStringEnd(bytes: Uint8Array, index: number): number {
+  let flags = 0;
+  for (;;) {
+    const code = bytes[index]!;
+    if (code >= SPACE && code !== QUOTE && code !== BACKSLASH) {
+      flags |= code;
+      index++;
+      continue;
+    }
+    stringFlags = flags;
+    return code === QUOTE ? index : -1;
+  }
+}
+
+/**
+ * A line in the layout of docs/formats.md §7, matched piece by piece: `{"type":"MCP_DISPATCHED",
+ * "seq":N,"at":"…","executionId":"…"`, then `"blueprint":"…"` and `"stepId":"…"` when present,
+ * then `"data":{"toolName":"…","server":"…","schemaHash":"…"}}` and nothing after it. Every piece
+ * is JSON and every value a plain string (or plain digits), so a match is the answer
+ * {@link SCAN_DISPATCH} of the module comment. A line whose type is another plain string goes on
+ * to {@link scanMembers} after it; anything else is {@link SCAN_UNKNOWN} here, and the caller
+ * scans the line member by member.
+ */
+function scanCommonLayout(bytes: Uint8Array, start: number, end: number, event: ScannedEvent): ScanOutcome {
+  let index = matchPiece(bytes, start, LAYOUT_TYPE);
+  if (index < 0) return SCAN_UNKNOWN;
+  const typeStart = index;
+  let close = plainStringEnd(bytes, index);
+  if (close < 0) return SCAN_UNKNOWN;
+  if (!isName(bytes, typeStart, close, DISPATCH_TYPE)) {
+    if (bytes[close + 1] !== COMMA) return SCAN_UNKNOWN;
+    return scanMembers(bytes, skipSpace(bytes, close + 2, end), end, event, SEEN_TYPE, typeStart, close);
+  }
+  index = matchPiece(bytes, close, LAYOUT_SEQ);
+  if (index < 0) return SCAN_UNKNOWN;
+  // seq: 0, or 1 to 15 digits without a leading zero (JSON has none).
+  const seqStart = index;
+  let seq = bytes[index]! - ZERO;
+  if (!(seq >= 0 && seq <= 9)) return SCAN_UNKNOWN;
+  index++;
+  if (seq !== 0) {
+    for (;;) {
+      const digit = bytes[index]! - ZERO;
+      if (!(digit >= 0 && digit <= 9)) break;
+      seq = seq * 10 + digit;
+      index++;
+    }
+    if (index - seqStart > 15) return SCAN_UNKNOWN;
+  }
+  event.seq = seq;
+  index = matchPiece(bytes, index, LAYOUT_AT);
+  if (index < 0) return SCAN_UNKNOWN;
+  close = plainStringEnd(bytes, index);
+  if (close <= index) return SCAN_UNKNOWN; // not plain, or empty
+  event.atStart = index;
+  event.atEnd = close;
+  index = matchPiece(bytes, close, LAYOUT_EXECUTION_ID);
+  if (index < 0) return SCAN_UNKNOWN;
+  close = plainStringEnd(bytes, index);
+  if (close <= index) return SCAN_UNKNOWN;
+  event.executionIdStart = index;
+  event.executionIdEnd = close;
+  event.executionIdAscii = (stringFlags & HAS_NON_ASCII) === 0;
+  // `","` and then blueprint, stepId or data.
+  if (bytes[close + 1] !== COMMA || bytes[close + 2] !== QUOTE) return SCAN_UNKNOWN;
+  index = close + 3;
+  if (bytes[index] === LOWER_B) {
+    index = matchPiece(bytes, index, LAYOUT_BLUEPRINT);
+    if (index < 0) return SCAN_UNKNOWN;
+    close = plainStringEnd(bytes, index);
+    if (close < 0) return SCAN_UNKNOWN;
+    event.blueprintStart = index;
+    event.blueprintEnd = close;
+    if (bytes[close + 1] !== COMMA || bytes[close + 2] !== QUOTE) return SCAN_UNKNOWN;
+    index = close + 3;
+  }
+  if (bytes[index] === 115) {
+    index = matchPiece(bytes, index, LAYOUT_STEP_ID);
+    if (index < 0) return SCAN_UNKNOWN;
+    close = plainStringEnd(bytes, index);
+    if (close < 0) return SCAN_UNKNOWN;
+    event.stepIdStart = index;
+    event.stepIdEnd = close;
+    if (bytes[close + 1] !== COMMA || bytes[close + 2] !== QUOTE) return SCAN_UNKNOWN;
+    index = close + 3;
+  }
+  index = matchPiece(bytes, index, LAYOUT_DATA);
+  if (index < 0) return SCAN_UNKNOWN;
+  close = plainStringEnd(bytes, index);
+  if (close <= index) return SCAN_UNKNOWN;
+  event.toolNameStart = index;
+  event.toolNameEnd = close;
+  index = matchPiece(bytes, close, LAYOUT_SERVER);
+  if (index < 0) return SCAN_UNKNOWN;
+  close = plainStringEnd(bytes, index);
+  if (close <= index) return SCAN_UNKNOWN;
+  event.serverStart = index;
+  event.serverEnd = close;
+  index = matchPiece(bytes, close, LAYOUT_SCHEMA_HASH);
+  if (index < 0) return SCAN_UNKNOWN;
+  close = plainStringEnd(bytes, index);
+  if (close <= index) return SCAN_UNKNOWN;
+  event.schemaHashStart = index;
+  event.schemaHashEnd = close;
+  index = matchPiece(bytes, close, LAYOUT_END);
+  return index >= 0 && skipSpace(bytes, index, end) === end ? SCAN_DISPATCH : SCAN_UNKNOWN;
 }
 
 /**

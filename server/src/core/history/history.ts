@@ -3,10 +3,12 @@
  * in `*.events.jsonl` logs. It answers the proactive-repair question "which executions called
  * tool X at schema H", and whether H is the pinned hash, the live hash, or stale.
  *
- * Pure: lines of text come in (from wherever the caller read them, with their line numbers and
- * byte offsets), pins and live schema hashes come in as plain values, and a model and a report
- * with a stable JSON shape come out. Parsing never throws; a bad line is a positioned
- * {@link LineProblem}, counted and skipped.
+ * Pure: lines come in, as text (from wherever the caller read them, with their line numbers and
+ * byte offsets) or as the log's UTF-8 bytes ({@link HistoryModel.foldLineBytes}, what the reader
+ * uses: the common line is read from its bytes by ./eventBytes.ts, without `JSON.parse`, and gives
+ * exactly the model the text would), pins and live schema hashes come in as plain values, and a
+ * model and a report with a stable JSON shape come out. Parsing never throws; a bad line is a
+ * positioned {@link LineProblem}, counted and skipped.
  *
  * Memory is bounded per (server, tool, schemaHash): an exact count, the first and last execution
  * seen, and the most recent K executions (K = `recentLimit`, default 20). All executions of one
@@ -38,8 +40,15 @@
 import type { BlueprintModel } from '../documents/blueprint';
 import type { CollectedListing } from '../verify/listing';
 import { isParsedPin, parsePin, schemaPin } from '../pins/pins';
-import { ByteTable, HASH_SEED, hashBytes } from './byteTable';
+import { ByteTable } from './byteTable';
 import { parseCanonicalTimeBytes, SCAN_DISPATCH, SCAN_OTHER, ScannedEvent, scanEventBytes } from './eventBytes';
+
+// Read once: in the one-to-one CommonJS transpile the tests and benchmarks load (out/), every use
+// of an imported binding is a call of a getter, which the byte path would make several times per line.
+const scanLine = scanEventBytes;
+const canonicalTimeOf = parseCanonicalTimeBytes;
+const SCANNED_DISPATCH = SCAN_DISPATCH;
+const SCANNED_OTHER = SCAN_OTHER;
 
 export const DISPATCH_EVENT_TYPE = 'MCP_DISPATCHED';
 /** How many recent executions each (server, tool, schemaHash) keeps in memory by default. */
@@ -621,7 +630,9 @@ const MAX_KEYS_BY_BYTES = 16_384;
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
-  return UTF8.decode(bytes.subarray(start, end));
+  // A plain view, not `subarray`: on a Buffer that makes a Buffer through its species, a slower
+  // path that the first thousands of lines (before the optimizing compiler) feel.
+  return UTF8.decode(new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start));
 }
 
 /** A new, empty entry for a key of `fold` (its maps so far given, when they exist). */
@@ -907,13 +918,13 @@ export class HistoryModel {
 
   /** Folds the line `bytes[start, end)` (without its line end): from its bytes, else as text. */
   private foldBytesInto(fold: LogFold, bytes: Uint8Array, start: number, end: number, line: number, offset: number): void {
-    const outcome = scanEventBytes(bytes, start, end, this.scanned);
-    if (outcome === SCAN_OTHER) {
+    const outcome = scanLine(bytes, start, end, this.scanned);
+    if (outcome === SCANNED_OTHER) {
       fold.counters.lines++;
       fold.counters.skipped++;
       return;
     }
-    if (outcome === SCAN_DISPATCH && this.foldScanned(fold, bytes, line, offset)) return;
+    if (outcome === SCANNED_DISPATCH && this.foldScanned(fold, bytes, line, offset)) return;
     this.foldInto(fold, start === end ? '' : decodeUtf8(bytes, start, end), line, offset);
   }
 
@@ -924,7 +935,7 @@ export class HistoryModel {
    */
   private foldScanned(fold: LogFold, bytes: Uint8Array, line: number, offset: number): boolean {
     const event = this.scanned;
-    let atMs = parseCanonicalTimeBytes(bytes, event.atStart, event.atEnd);
+    let atMs = canonicalTimeOf(bytes, event.atStart, event.atEnd);
     let at: string | null = null;
     if (Number.isNaN(atMs)) {
       // Not the canonical form: kept as written (a flat string of its own), as the string path does.
@@ -967,9 +978,8 @@ export class HistoryModel {
     const t1 = event.toolNameEnd;
     const h0 = event.schemaHashStart;
     const h1 = event.schemaHashEnd;
-    const hash = hashBytes(bytes, h0, h1, hashBytes(bytes, t0, t1, hashBytes(bytes, s0, s1, HASH_SEED)));
     const table = fold.keysByBytes;
-    const found = table.find(bytes, s0, s1, t0, t1, h0, h1, hash);
+    const found = table.find(bytes, s0, s1, t0, t1, h0, h1);
     if (found >= 0) return table.value(found);
     const server = decodeUtf8(bytes, s0, s1);
     const tool = decodeUtf8(bytes, t0, t1);
@@ -982,7 +992,7 @@ export class HistoryModel {
       entry = addEntry(fold, tools, hashes, server, tool, schemaHash);
     }
     // When the table is full this key is found by its strings line after line, as above.
-    table.add(bytes, s0, s1, t0, t1, h0, h1, hash, entry);
+    table.add(bytes, s0, s1, t0, t1, h0, h1, entry);
     return entry;
   }
 
@@ -992,12 +1002,11 @@ export class HistoryModel {
    * shared with the string path's interned copies.
    */
   private textOfBytes(bytes: Uint8Array, start: number, end: number): string {
-    const hash = hashBytes(bytes, start, end, HASH_SEED);
     const texts = this.texts;
-    const found = texts.find(bytes, start, end, 0, 0, 0, 0, hash);
+    const found = texts.find(bytes, start, end, 0, 0, 0, 0);
     if (found >= 0) return texts.value(found);
     const text = this.internText(decodeUtf8(bytes, start, end));
-    texts.add(bytes, start, end, 0, 0, 0, 0, hash, text);
+    texts.add(bytes, start, end, 0, 0, 0, 0, text);
     return text;
   }
 
