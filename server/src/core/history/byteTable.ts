@@ -14,14 +14,22 @@
  * beyond its bounds, and it keeps what it holds until it is dropped. Pure, no I/O.
  */
 
-/** The FNV-1a 32 offset basis: the hash of no bytes. */
-const HASH_SEED = 0x811c9dc5 | 0;
+/** 30 bits. */
+const SMALL = 0x3fff_ffff;
 
-/** Continues the FNV-1a 32 hash `hash` over `bytes[start, end)`, then over a part separator. */
+/** The FNV-1a 32 offset basis (within 30 bits, see {@link hashBytes}): the hash of no bytes. */
+const HASH_SEED = 0x811c9dc5 & SMALL;
+
+/**
+ * Continues the hash `hash` over `bytes[start, end)`, then over a part separator: FNV-1a 32 with
+ * each step kept to 30 bits. Why 30: V8 keeps integers of 31 bits (signed) unboxed; before the
+ * optimizing compiler runs (the first few thousand lines of a process), every wider intermediate
+ * value was a heap number, dozens per line, which the collector then had to clear.
+ */
 function hashBytes(bytes: Uint8Array, start: number, end: number, hash: number): number {
-  for (let index = start; index < end; index++) hash = Math.imul(hash ^ bytes[index]!, 16_777_619);
+  for (let index = start; index < end; index++) hash = Math.imul(hash ^ bytes[index]!, 16_777_619) & SMALL;
   // A byte value no byte has, so that the parts' boundaries count in the hash.
-  return Math.imul(hash ^ 0x100, 16_777_619);
+  return Math.imul(hash ^ 0x100, 16_777_619) & SMALL;
 }
 
 const INITIAL_SLOTS = 16;

@@ -579,13 +579,21 @@ function plainWholeNumber(bytes: Uint8Array, start: number, end: number): number
 const LAYOUT_TYPE = bytesOf('{"type":"');
 const LAYOUT_SEQ = bytesOf('","seq":');
 const LAYOUT_AT = bytesOf(',"at":"');
-const LAYOUT_EXECUTION_ID = bytesOf('","executionId":"');
-const LAYOUT_BLUEPRINT = bytesOf('blueprint":"');
-const LAYOUT_STEP_ID = bytesOf('stepId":"');
-const LAYOUT_DATA = bytesOf('data":{"toolName":"');
-const LAYOUT_SERVER = bytesOf('","server":"');
-const LAYOUT_SCHEMA_HASH = bytesOf('","schemaHash":"');
 const LAYOUT_END = bytesOf('"}}');
+
+/**
+ * The string fields after `at`, in the layout's order: the piece before each (from the closing
+ * quote of the field before), and whether it may be absent (`blueprint`, `stepId`). One loop over
+ * this table, rather than the same few lines written out per field, keeps the function small,
+ * which gets it optimized sooner and compiled faster.
+ */
+const FIELD_EXECUTION_ID = 0;
+const FIELD_BLUEPRINT = 1;
+const FIELD_STEP_ID = 2;
+const FIELD_TOOL_NAME = 3;
+const FIELD_SERVER = 4;
+const FIELD_SCHEMA_HASH = 5;
+const LAYOUT_FIELDS = [bytesOf('","executionId":"'), bytesOf('","blueprint":"'), bytesOf('","stepId":"'), bytesOf('","data":{"toolName":"'), bytesOf('","server":"'), bytesOf('","schemaHash":"')];
 
 /**
  * The index after `piece` when the bytes at `index` are exactly it, else -1. A read at `end` meets
@@ -658,54 +666,44 @@ function scanCommonLayout(bytes: Uint8Array, start: number, end: number, event: 
   if (close <= index) return SCAN_UNKNOWN; // not plain, or empty
   event.atStart = index;
   event.atEnd = close;
-  index = matchPiece(bytes, close, LAYOUT_EXECUTION_ID);
-  if (index < 0) return SCAN_UNKNOWN;
-  close = plainStringEnd(bytes, index);
-  if (close <= index) return SCAN_UNKNOWN;
-  event.executionIdStart = index;
-  event.executionIdEnd = close;
-  event.executionIdAscii = (stringFlags & HAS_NON_ASCII) === 0;
-  // `","` and then blueprint, stepId or data.
-  if (bytes[close + 1] !== COMMA || bytes[close + 2] !== QUOTE) return SCAN_UNKNOWN;
-  index = close + 3;
-  if (bytes[index] === LOWER_B) {
-    index = matchPiece(bytes, index, LAYOUT_BLUEPRINT);
-    if (index < 0) return SCAN_UNKNOWN;
-    close = plainStringEnd(bytes, index);
-    if (close < 0) return SCAN_UNKNOWN;
-    event.blueprintStart = index;
-    event.blueprintEnd = close;
-    if (bytes[close + 1] !== COMMA || bytes[close + 2] !== QUOTE) return SCAN_UNKNOWN;
-    index = close + 3;
+  for (let field = FIELD_EXECUTION_ID; field <= FIELD_SCHEMA_HASH; field++) {
+    index = matchPiece(bytes, close, LAYOUT_FIELDS[field]!);
+    if (index < 0) {
+      // An optional field that is not there: the next piece must match at the same place.
+      if (field === FIELD_BLUEPRINT || field === FIELD_STEP_ID) continue;
+      return SCAN_UNKNOWN;
+    }
+    const valueEnd = plainStringEnd(bytes, index);
+    // Not plain, or empty where the field must not be.
+    if (valueEnd < 0 || (valueEnd === index && field !== FIELD_BLUEPRINT && field !== FIELD_STEP_ID)) return SCAN_UNKNOWN;
+    switch (field) {
+      case FIELD_EXECUTION_ID:
+        event.executionIdStart = index;
+        event.executionIdEnd = valueEnd;
+        event.executionIdAscii = (stringFlags & HAS_NON_ASCII) === 0;
+        break;
+      case FIELD_BLUEPRINT:
+        event.blueprintStart = index;
+        event.blueprintEnd = valueEnd;
+        break;
+      case FIELD_STEP_ID:
+        event.stepIdStart = index;
+        event.stepIdEnd = valueEnd;
+        break;
+      case FIELD_TOOL_NAME:
+        event.toolNameStart = index;
+        event.toolNameEnd = valueEnd;
+        break;
+      case FIELD_SERVER:
+        event.serverStart = index;
+        event.serverEnd = valueEnd;
+        break;
+      default:
+        event.schemaHashStart = index;
+        event.schemaHashEnd = valueEnd;
+    }
+    close = valueEnd;
   }
-  if (bytes[index] === 115) {
-    index = matchPiece(bytes, index, LAYOUT_STEP_ID);
-    if (index < 0) return SCAN_UNKNOWN;
-    close = plainStringEnd(bytes, index);
-    if (close < 0) return SCAN_UNKNOWN;
-    event.stepIdStart = index;
-    event.stepIdEnd = close;
-    if (bytes[close + 1] !== COMMA || bytes[close + 2] !== QUOTE) return SCAN_UNKNOWN;
-    index = close + 3;
-  }
-  index = matchPiece(bytes, index, LAYOUT_DATA);
-  if (index < 0) return SCAN_UNKNOWN;
-  close = plainStringEnd(bytes, index);
-  if (close <= index) return SCAN_UNKNOWN;
-  event.toolNameStart = index;
-  event.toolNameEnd = close;
-  index = matchPiece(bytes, close, LAYOUT_SERVER);
-  if (index < 0) return SCAN_UNKNOWN;
-  close = plainStringEnd(bytes, index);
-  if (close <= index) return SCAN_UNKNOWN;
-  event.serverStart = index;
-  event.serverEnd = close;
-  index = matchPiece(bytes, close, LAYOUT_SCHEMA_HASH);
-  if (index < 0) return SCAN_UNKNOWN;
-  close = plainStringEnd(bytes, index);
-  if (close <= index) return SCAN_UNKNOWN;
-  event.schemaHashStart = index;
-  event.schemaHashEnd = close;
   index = matchPiece(bytes, close, LAYOUT_END);
   return index >= 0 && skipSpace(bytes, index, end) === end ? SCAN_DISPATCH : SCAN_UNKNOWN;
 }

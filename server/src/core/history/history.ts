@@ -49,6 +49,11 @@ const scanLine = scanEventBytes;
 const canonicalTimeOf = parseCanonicalTimeBytes;
 const SCANNED_DISPATCH = SCAN_DISPATCH;
 const SCANNED_OTHER = SCAN_OTHER;
+/**
+ * The typed array's own search, also for a Buffer: Buffer#indexOf is a JavaScript wrapper (for
+ * strings and encodings) that costs more than the search itself while it is not optimized.
+ */
+const indexOfByte = Uint8Array.prototype.indexOf;
 
 export const DISPATCH_EVENT_TYPE = 'MCP_DISPATCHED';
 /** How many recent executions each (server, tool, schemaHash) keeps in memory by default. */
@@ -903,7 +908,7 @@ export class HistoryModel {
     let offset = start.offset;
     let from = 0;
     while (from < length) {
-      let end = bytes.indexOf(10, from);
+      let end = indexOfByte.call(bytes, 10, from);
       const terminated = end >= 0;
       if (!terminated) end = length;
       const contentEnd = end > from && bytes[end - 1] === 13 ? end - 1 : end;
