@@ -738,8 +738,21 @@ export function parseCanonicalTimeBytes(bytes: Uint8Array, start: number, end: n
   const lastDigit = bytes[start + 22]! - ZERO;
   const millisecond = lastDigit >= 0 && lastDigit <= 9 ? twoDigitsAt(bytes, start + 20) * 10 + lastDigit : -1;
   if (!(century >= 0 && yearOfCentury >= 0 && year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && millisecond >= 0)) return NaN;
-  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
+  const yearMonth = year * 16 + month;
+  if (yearMonth !== cachedYearMonth) {
+    cachedMonthStart = daysFromCivil(year, month, 1);
+    cachedYearMonth = yearMonth;
+  }
+  return (cachedMonthStart + day - 1) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
 }
+
+/**
+ * The first day of the month of the last time read, in days since 1970-01-01: a log's times fall in
+ * a few months, and before the optimizing compiler runs every division of the calendar arithmetic
+ * makes a heap number.
+ */
+let cachedYearMonth = -1;
+let cachedMonthStart = 0;
 
 /** Days from 1970-01-01 to a proleptic Gregorian date, as history.ts computes them (Hinnant). */
 function daysFromCivil(year: number, month: number, day: number): number {
