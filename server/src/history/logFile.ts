@@ -275,11 +275,13 @@ export class LogReader {
     this.partial = this.partial.length > 0 ? Buffer.concat([this.partial, bytes]) : Buffer.from(bytes);
   }
 
-  /** Folds bytes that end with a line end, keeping byte offsets exact. */
+  /**
+   * Folds bytes that end with a line end. The model reads them as bytes (`foldLineBytes`: exact
+   * byte offsets, no string per common line) during the call only, so `bytes` may be a view of a
+   * read buffer that is reused afterwards.
+   */
   private foldBytes(bytes: Buffer): void {
-    this.next = splitLines(bytes, this.next, (text, start, byteLength) => this.model.foldText(this.log, text, start, byteLength), (text, line, offset) =>
-      this.model.foldLine(this.log, text, { line, offset }),
-    );
+    this.next = this.model.foldLineBytes(this.log, bytes, this.next);
   }
 
   /**

@@ -3,10 +3,12 @@
  * in `*.events.jsonl` logs. It answers the proactive-repair question "which executions called
  * tool X at schema H", and whether H is the pinned hash, the live hash, or stale.
  *
- * Pure: lines of text come in (from wherever the caller read them, with their line numbers and
- * byte offsets), pins and live schema hashes come in as plain values, and a model and a report
- * with a stable JSON shape come out. Parsing never throws; a bad line is a positioned
- * {@link LineProblem}, counted and skipped.
+ * Pure: lines come in, as text (from wherever the caller read them, with their line numbers and
+ * byte offsets) or as the log's UTF-8 bytes ({@link HistoryModel.foldLineBytes}, what the reader
+ * uses: the common line is read from its bytes by ./eventBytes.ts, without `JSON.parse`, and gives
+ * exactly the model the text would), pins and live schema hashes come in as plain values, and a
+ * model and a report with a stable JSON shape come out. Parsing never throws; a bad line is a
+ * positioned {@link LineProblem}, counted and skipped.
  *
  * Memory is bounded per (server, tool, schemaHash): an exact count, the first and last execution
  * seen, and the most recent K executions (K = `recentLimit`, default 20). All executions of one
@@ -38,6 +40,20 @@
 import type { BlueprintModel } from '../documents/blueprint';
 import type { CollectedListing } from '../verify/listing';
 import { isParsedPin, parsePin, schemaPin } from '../pins/pins';
+import { ByteTable } from './byteTable';
+import { parseCanonicalTimeBytes, SCAN_DISPATCH, SCAN_OTHER, ScannedEvent, scanEventBytes } from './eventBytes';
+
+// Read once: in the one-to-one CommonJS transpile the tests and benchmarks load (out/), every use
+// of an imported binding is a call of a getter, which the byte path would make several times per line.
+const scanLine = scanEventBytes;
+const canonicalTimeOf = parseCanonicalTimeBytes;
+const SCANNED_DISPATCH = SCAN_DISPATCH;
+const SCANNED_OTHER = SCAN_OTHER;
+/**
+ * The typed array's own search, also for a Buffer: Buffer#indexOf is a JavaScript wrapper (for
+ * strings and encodings) that costs more than the search itself while it is not optimized.
+ */
+const indexOfByte = Uint8Array.prototype.indexOf;
 
 export const DISPATCH_EVENT_TYPE = 'MCP_DISPATCHED';
 /** How many recent executions each (server, tool, schemaHash) keeps in memory by default. */
@@ -514,6 +530,15 @@ class Slot {
     this.idText = id;
   }
 
+  /** {@link setExecutionId} of ASCII bytes (each byte one character), at most {@link ID_CELL} of them. */
+  setExecutionIdBytes(source: Uint8Array, start: number, end: number): void {
+    const bytes = this.bytes;
+    const cell = this.cell;
+    for (let index = start; index < end; index++) bytes[cell + index - start] = source[index]!;
+    this.idLength = end - start;
+    this.idText = '';
+  }
+
   executionId(): string {
     if (this.idLength < 0) return this.idText;
     // One flat string from the cell's bytes (each byte is one Latin-1 code). Concatenating
@@ -599,9 +624,41 @@ export interface LogStats extends LogCounters {
   readonly problems: readonly LineProblem[];
 }
 
+/** Keys (server, tool, schemaHash) each log finds by their bytes at most (see LogFold.keysByBytes). */
+const MAX_KEYS_BY_BYTES = 16_384;
+
+/**
+ * UTF-8 as the reader decodes it (Buffer#toString: invalid sequences become U+FFFD, a byte-order
+ * mark is kept, not stripped). A decoded string is flat and of its own, never a slice of a larger
+ * one (which would keep the larger one alive).
+ */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
+  // A plain view, not `subarray`: on a Buffer that makes a Buffer through its species, a slower
+  // path that the first thousands of lines (before the optimizing compiler) feel.
+  return UTF8.decode(new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start));
+}
+
+/** A new, empty entry for a key of `fold` (its maps so far given, when they exist). */
+function addEntry(fold: LogFold, tools: Map<string, Map<string, KeyEntry>> | undefined, hashes: Map<string, KeyEntry> | undefined, server: string, tool: string, hash: string): KeyEntry {
+  if (!tools) fold.entries.set(server, (tools = new Map()));
+  if (!hashes) tools.set(tool, (hashes = new Map()));
+  const first = Slot.inPool(fold.ids);
+  const last = Slot.inPool(fold.ids);
+  const entry: KeyEntry = { count: 0, firstRef: first, lastRef: last, first, last, recent: [], next: 0 };
+  hashes.set(hash, entry);
+  return entry;
+}
+
 /** One log's contribution: kept apart so a truncated or rotated log can be dropped and re-read. */
 class LogFold {
   readonly entries = new Map<string, Map<string, Map<string, KeyEntry>>>();
+  /**
+   * The same entries by the bytes of (server, tool, schemaHash), for the byte path: filled as it
+   * meets keys, bounded (a key beyond the bound is found through `entries` each time).
+   */
+  readonly keysByBytes = new ByteTable<KeyEntry>(MAX_KEYS_BY_BYTES, MAX_KEYS_BY_BYTES * 64);
   readonly ids = new IdPool();
   readonly counters: LogCounters = { lines: 0, blank: 0, dispatched: 0, skipped: 0, malformed: 0, torn: 0 };
   readonly problems: LineProblem[] = [];
@@ -646,6 +703,13 @@ export class HistoryModel {
   private readonly knownHashes = new Set<string>();
   private readonly interned = new Map<string, string>();
   private readonly scratch = new LineScratch();
+  /** Where the byte scanner leaves a dispatch's fields, reused line after line. */
+  private readonly scanned = new ScannedEvent();
+  /**
+   * Blueprint names and step ids by their bytes (see {@link textOfBytes}): as many distinct values
+   * as the interned strings, and at most 1 MiB of their bytes.
+   */
+  private readonly texts = new ByteTable<string>(MAX_INTERNED, 1024 * 1024);
   /** Dispatches folded so far: each slot written records the count (`Slot.written`). */
   private writes = 0;
   /**
@@ -727,7 +791,10 @@ export class HistoryModel {
 
   /** A short string repeated across events (blueprint, step id) as one shared copy, up to a bound. */
   private intern(text: string | undefined): string | null {
-    if (text === undefined) return null;
+    return text === undefined ? null : this.internText(text);
+  }
+
+  private internText(text: string): string {
     const known = this.interned.get(text);
     if (known !== undefined) return known;
     if (this.interned.size < MAX_INTERNED) this.interned.set(text, text);
@@ -749,8 +816,8 @@ export class HistoryModel {
     const server = scratch.server;
     const tool = scratch.toolName;
     const hash = scratch.schemaHash;
-    let tools = fold.entries.get(server);
-    let hashes = tools?.get(tool);
+    const tools = fold.entries.get(server);
+    const hashes = tools?.get(tool);
     let entry = hashes?.get(hash);
     if (!entry) {
       const malformed = schemaHashProblem(hash, line, offset, this.knownHashes);
@@ -758,43 +825,10 @@ export class HistoryModel {
         if (malformed.kind === 'problem') this.addProblem(fold, malformed.problem);
         return;
       }
+      entry = addEntry(fold, tools, hashes, server, tool, hash);
     }
     fold.counters.dispatched++;
-    let slot: Slot;
-    const ids = fold.ids;
-    if (!entry) {
-      if (!tools) fold.entries.set(server, (tools = new Map()));
-      if (!hashes) tools.set(tool, (hashes = new Map()));
-      slot = Slot.inPool(ids);
-      const first = Slot.inPool(ids);
-      const last = Slot.inPool(ids);
-      entry = { count: 0, firstRef: first, lastRef: last, first, last, recent: [slot], next: 0 };
-      hashes.set(hash, entry);
-    } else if (entry.recent.length < this.recentLimit) {
-      slot = Slot.inPool(ids);
-      entry.recent.push(slot);
-    } else {
-      slot = entry.recent[entry.next]!;
-      if (slot.written <= this.sharedUpTo) {
-        // A summary may read this slot: it keeps it (and stays first or last if it was), and the
-        // ring gets a new slot in the same id cell.
-        slot = entry.recent[entry.next] = slot.detach();
-      } else {
-        if (slot === entry.firstRef) {
-          if (entry.first.written <= this.sharedUpTo) entry.first = entry.first.detach();
-          entry.first.copyFrom(slot);
-          entry.first.written = this.writes + 1;
-          entry.firstRef = entry.first;
-        }
-        if (slot === entry.lastRef) {
-          if (entry.last.written <= this.sharedUpTo) entry.last = entry.last.detach();
-          entry.last.copyFrom(slot);
-          entry.last.written = this.writes + 1;
-          entry.lastRef = entry.last;
-        }
-      }
-      entry.next = (entry.next + 1) % this.recentLimit;
-    }
+    const slot = this.nextSlot(fold, entry);
     slot.seq = scratch.seq;
     slot.atMs = scratch.atMs;
     slot.at = scratch.canonicalAt ? null : scratch.at;
@@ -803,6 +837,47 @@ export class HistoryModel {
     slot.stepId = this.intern(scratch.stepId);
     slot.line = line;
     slot.offset = offset;
+    this.place(entry, slot);
+  }
+
+  /**
+   * The slot of `entry`'s ring that the next execution is written to: a new one while the ring is
+   * not full, else the oldest, which is first detached when a summary may still read it (copy on
+   * write), and whose execution is first copied into the entry's own first or last slot when it
+   * is the first or last execution.
+   */
+  private nextSlot(fold: LogFold, entry: KeyEntry): Slot {
+    let slot: Slot;
+    if (entry.recent.length < this.recentLimit) {
+      slot = Slot.inPool(fold.ids);
+      entry.recent.push(slot);
+      return slot;
+    }
+    slot = entry.recent[entry.next]!;
+    if (slot.written <= this.sharedUpTo) {
+      // A summary may read this slot: it keeps it (and stays first or last if it was), and the
+      // ring gets a new slot in the same id cell.
+      slot = entry.recent[entry.next] = slot.detach();
+    } else {
+      if (slot === entry.firstRef) {
+        if (entry.first.written <= this.sharedUpTo) entry.first = entry.first.detach();
+        entry.first.copyFrom(slot);
+        entry.first.written = this.writes + 1;
+        entry.firstRef = entry.first;
+      }
+      if (slot === entry.lastRef) {
+        if (entry.last.written <= this.sharedUpTo) entry.last = entry.last.detach();
+        entry.last.copyFrom(slot);
+        entry.last.written = this.writes + 1;
+        entry.lastRef = entry.last;
+      }
+    }
+    entry.next = (entry.next + 1) % this.recentLimit;
+    return slot;
+  }
+
+  /** Counts the execution just written to `slot` and makes it the entry's first or last if it is. */
+  private place(entry: KeyEntry, slot: Slot): void {
     slot.written = ++this.writes;
     if (entry.count === 0) {
       entry.firstRef = slot;
@@ -812,6 +887,132 @@ export class HistoryModel {
       if (laterSlot(slot, entry.lastRef)) entry.lastRef = slot;
     }
     entry.count++;
+  }
+
+  /**
+   * Folds the lines in `bytes` (UTF-8), the first of which starts at `start`; returns the position
+   * after them. Lines end at `\n` (a `\r` before it is dropped), as in {@link forEachLine}; the
+   * buffer should end with a line end (a remainder without one is folded as a line too, as there).
+   * Line numbers and byte offsets are counted from the bytes themselves.
+   *
+   * The same model as {@link foldText} of the decoded text, faster: a line the byte scanner
+   * (./eventBytes.ts) answers for is folded from its bytes, its fields found by their bytes in
+   * bounded tables ({@link ByteTable}) that hold the strings made for them once; every other line
+   * is decoded and read by the string path ({@link foldInto}), which makes every problem. The
+   * buffer is only read during the call: the model keeps copies, never the buffer.
+   */
+  foldLineBytes(log: string, bytes: Uint8Array, start: LinePosition): LinePosition {
+    const fold = this.fold(log);
+    const length = bytes.length;
+    let line = start.line;
+    let offset = start.offset;
+    let from = 0;
+    while (from < length) {
+      let end = indexOfByte.call(bytes, 10, from);
+      const terminated = end >= 0;
+      if (!terminated) end = length;
+      const contentEnd = end > from && bytes[end - 1] === 13 ? end - 1 : end;
+      this.foldBytesInto(fold, bytes, from, contentEnd, line, offset);
+      const next = terminated ? end + 1 : end;
+      offset += next - from;
+      line++;
+      from = next;
+    }
+    return { line, offset };
+  }
+
+  /** Folds the line `bytes[start, end)` (without its line end): from its bytes, else as text. */
+  private foldBytesInto(fold: LogFold, bytes: Uint8Array, start: number, end: number, line: number, offset: number): void {
+    const outcome = scanLine(bytes, start, end, this.scanned);
+    if (outcome === SCANNED_OTHER) {
+      fold.counters.lines++;
+      fold.counters.skipped++;
+      return;
+    }
+    if (outcome === SCANNED_DISPATCH && this.foldScanned(fold, bytes, line, offset)) return;
+    this.foldInto(fold, start === end ? '' : decodeUtf8(bytes, start, end), line, offset);
+  }
+
+  /**
+   * Folds the dispatch the scanner found (its fields in `this.scanned`), or returns false having
+   * changed nothing when the line has a problem the string path must describe (`at` not a
+   * date-time, a malformed schema hash for a key this log has no entry for).
+   */
+  private foldScanned(fold: LogFold, bytes: Uint8Array, line: number, offset: number): boolean {
+    const event = this.scanned;
+    let atMs = canonicalTimeOf(bytes, event.atStart, event.atEnd);
+    let at: string | null = null;
+    if (Number.isNaN(atMs)) {
+      // Not the canonical form: kept as written (a flat string of its own), as the string path does.
+      at = decodeUtf8(bytes, event.atStart, event.atEnd);
+      atMs = Date.parse(at);
+      if (Number.isNaN(atMs)) return false;
+    }
+    const entry = this.entryOfScanned(fold, bytes, event, line, offset);
+    if (entry === undefined) return false;
+    const blueprint = event.blueprintStart < 0 ? null : this.textOfBytes(bytes, event.blueprintStart, event.blueprintEnd);
+    const stepId = event.stepIdStart < 0 ? null : this.textOfBytes(bytes, event.stepIdStart, event.stepIdEnd);
+    fold.counters.lines++;
+    fold.counters.dispatched++;
+    const slot = this.nextSlot(fold, entry);
+    slot.seq = event.seq;
+    slot.atMs = atMs;
+    slot.at = at;
+    const idStart = event.executionIdStart;
+    const idEnd = event.executionIdEnd;
+    if (event.executionIdAscii && idEnd - idStart <= ID_CELL) slot.setExecutionIdBytes(bytes, idStart, idEnd);
+    else slot.setExecutionId(decodeUtf8(bytes, idStart, idEnd));
+    slot.blueprint = blueprint;
+    slot.stepId = stepId;
+    slot.line = line;
+    slot.offset = offset;
+    this.place(entry, slot);
+    return true;
+  }
+
+  /**
+   * The entry of a scanned dispatch's (server, tool, schemaHash): found by the fields' bytes in the
+   * log's table, else by their strings in the log's maps, which the string path reads and writes
+   * too (so both paths reach the same entries in any order), else made, after its schema hash is
+   * checked as the string path checks it. Undefined when that hash is malformed.
+   */
+  private entryOfScanned(fold: LogFold, bytes: Uint8Array, event: ScannedEvent, line: number, offset: number): KeyEntry | undefined {
+    const s0 = event.serverStart;
+    const s1 = event.serverEnd;
+    const t0 = event.toolNameStart;
+    const t1 = event.toolNameEnd;
+    const h0 = event.schemaHashStart;
+    const h1 = event.schemaHashEnd;
+    const table = fold.keysByBytes;
+    const found = table.find(bytes, s0, s1, t0, t1, h0, h1);
+    if (found >= 0) return table.value(found);
+    const server = decodeUtf8(bytes, s0, s1);
+    const tool = decodeUtf8(bytes, t0, t1);
+    const schemaHash = decodeUtf8(bytes, h0, h1);
+    const tools = fold.entries.get(server);
+    const hashes = tools?.get(tool);
+    let entry = hashes?.get(schemaHash);
+    if (!entry) {
+      if (schemaHashProblem(schemaHash, line, offset, this.knownHashes)) return undefined;
+      entry = addEntry(fold, tools, hashes, server, tool, schemaHash);
+    }
+    // When the table is full this key is found by its strings line after line, as above.
+    table.add(bytes, s0, s1, t0, t1, h0, h1, entry);
+    return entry;
+  }
+
+  /**
+   * The string of a blueprint name or step id written `bytes[start, end)`: the one made for the
+   * same bytes before, else decoded (once per distinct value while the table has room) and
+   * shared with the string path's interned copies.
+   */
+  private textOfBytes(bytes: Uint8Array, start: number, end: number): string {
+    const texts = this.texts;
+    const found = texts.find(bytes, start, end, 0, 0, 0, 0);
+    if (found >= 0) return texts.value(found);
+    const text = this.internText(decodeUtf8(bytes, start, end));
+    texts.add(bytes, start, end, 0, 0, 0, 0, text);
+    return text;
   }
 
   /** Every (server, tool, schemaHash) with executions, merged over all logs, sorted by key. */
