@@ -8,7 +8,8 @@
  * what tool schemas use, and draft-07 is the more lenient reading of tuple `items`); any other
  * `$schema` (draft-04, 2019-09, …) is read as draft-07 too, and every TP410 message says so.
  * Options: `strict: false` (real schemas carry unknown keywords), `allErrors: true`, formats are
- * not checked (Ajv ships none, and servers differ in which they enforce).
+ * not checked (Ajv ships none, and servers differ in which they enforce), no optimizing pass over
+ * the generated code (see AJV_OPTIONS).
  * Compiled validators are cached by the live schema pin, so each live schema compiles once.
  *
  * Hostile schemas: `pattern` and `patternProperties` come from servers, so they run on a
@@ -98,7 +99,14 @@ export const linearRegExp: RegExpEngine = Object.assign(
   { code: 'linearRegExp' },
 );
 
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true, logger: false, code: { regExp: linearRegExp } } as const;
+/**
+ * `code.optimize: false`: Ajv's optimizing pass over the generated code (merging and removing
+ * redundant checks) does not change what a validator accepts, and each validator here runs a few
+ * times (once per step that calls its tool), so the pass cost more than it saved. Compiling the
+ * 150 live schemas of the verification benchmark took 86–137 ms without it, 179–241 ms with it
+ * (issue 13: the cold `toolpin check` compiles every needed schema).
+ */
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true, logger: false, code: { regExp: linearRegExp, optimize: false } } as const;
 
 /**
  * Compiled validators by live schema pin, least recently used dropped beyond `capacity`. One Ajv
