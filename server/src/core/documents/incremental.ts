@@ -112,7 +112,9 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
   const node = parseJsonTree(stepText, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0 || !node || node.type !== 'object' || node.offset !== 0 || node.length !== stepText.length) return undefined;
   const parent = old.node.parent;
-  const slot = parent?.children?.indexOf(old.node) ?? -1;
+  // A step is an item of the steps array, whose children array is the tree's own (a property's
+  // children are a fresh array on each read, where replacing an entry would change nothing).
+  const slot = parent?.type === 'array' ? (parent.children?.indexOf(old.node) ?? -1) : -1;
   if (!parent || slot < 0) return undefined;
 
   // From here on the previous analysis is consumed: the new step goes into the tree, and
