@@ -49,7 +49,7 @@ import type { RegExpEngine } from 'ajv/dist/types';
 import type { default as Ajv2020 } from 'ajv/dist/2020';
 import { ajvDraft07, ajvDraft2020, re2js } from '../deferredLibraries';
 import type { StepModel } from '../documents/blueprint';
-import { describeNodeType, type JsonNode, objectProperties, propertyKeySpan, propertyValueNode, spanOf } from '../json/jsonDocument';
+import { describeNodeType, type JsonNode, objectProperties, propertyKeySpan, propertyKeyText, propertyValueNode, spanOf } from '../json/jsonDocument';
 import { errorMessage, isArray, isRecord } from '../json/values';
 import { schemaPin } from '../pins/pins';
 import { type Problem, problem, type Span } from '../problems';
@@ -240,35 +240,48 @@ export function readArguments(node: JsonNode): { value: unknown; placeholders: P
   return { value, placeholders };
 }
 
+/**
+ * The plain value of `node`. `path` is where the node is, as a stack the walk pushes to and pops
+ * from: a placeholder takes a copy of it, and nothing else is made per member (a path array per
+ * member and a property descriptor per member were most of what verifying a large file allocated,
+ * issue 13).
+ */
 function read(node: JsonNode, path: string[], placeholders: Placeholder[]): unknown {
   switch (node.type) {
     case 'object': {
-      if (isSecretReference(node)) placeholders.push({ path, kind: 'any' });
+      if (isSecretReference(node)) placeholders.push({ path: [...path], kind: 'any' });
       const result: Record<string, unknown> = {};
-      for (const property of objectProperties(node)) {
-        if (!property.valueNode) {
-          // A key without a value node is a value computed at run time (source files) or a syntax
-          // error: it is present, and whatever it becomes holds no verdict.
-          placeholders.push({ path: [...path, property.key], kind: 'any' });
-          Object.defineProperty(result, property.key, { value: null, enumerable: true, writable: true, configurable: true });
-          continue;
-        }
-        // defineProperty: a "__proto__" key is data, not a prototype. Last duplicate wins, as in JSON.parse.
-        Object.defineProperty(result, property.key, {
-          value: read(property.valueNode, [...path, property.key], placeholders),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      for (const member of node.children ?? []) {
+        const key = propertyKeyText(member);
+        if (key === undefined) continue;
+        const valueNode = propertyValueNode(member);
+        path.push(key);
+        // A key without a value node is a value computed at run time (source files) or a syntax
+        // error: it is present, and whatever it becomes holds no verdict.
+        if (!valueNode) placeholders.push({ path: [...path], kind: 'any' });
+        const value = valueNode ? read(valueNode, path, placeholders) : null;
+        path.pop();
+        // Last duplicate wins, as in JSON.parse. "__proto__" is data, not the prototype: it is the
+        // one name a plain object's assignment does not store as its own property.
+        if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+        else result[key] = value;
       }
       return result;
     }
-    case 'array':
-      return (node.children ?? []).map((child, index) => read(child, [...path, String(index)], placeholders));
+    case 'array': {
+      const items = node.children ?? [];
+      const result: unknown[] = new Array<unknown>(items.length);
+      for (let index = 0; index < items.length; index++) {
+        path.push(String(index));
+        result[index] = read(items[index]!, path, placeholders);
+        path.pop();
+      }
+      return result;
+    }
     case 'string': {
       const text = String(node.value);
-      if (isWholeTemplate(text)) placeholders.push({ path, kind: 'any' });
-      else if (SOME_TEMPLATE.test(text)) placeholders.push({ path, kind: 'string' });
+      if (isWholeTemplate(text)) placeholders.push({ path: [...path], kind: 'any' });
+      else if (SOME_TEMPLATE.test(text)) placeholders.push({ path: [...path], kind: 'string' });
       return text;
     }
     default:

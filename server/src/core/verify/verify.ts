@@ -155,8 +155,29 @@ const PENDING_REASON = 'waiting for the server\'s first listing';
 function lookUp(listing: ServerListing, tool: string): Lookup {
   if (listing.status === 'pending') return { pending: true };
   if (listing.status === 'unavailable') return { unavailable: listing };
-  const found = listing.listing.tools.filter((candidate) => candidate.name === tool);
-  return found.length > 0 ? { found, listing: listing.listing } : { notFound: true, listing: listing.listing };
+  const found = toolsByName(listing.listing).get(tool);
+  return found ? { found, listing: listing.listing } : { notFound: true, listing: listing.listing };
+}
+
+/**
+ * A listing's tools by name (a name served twice has both entries, in listing order), made once
+ * per listing: every step looked its tool up by filtering the whole list, an array per step and
+ * per server it was looked for on (issue 13). The arrays are shared; nothing changes them.
+ */
+const toolsByNameOf = new WeakMap<CollectedListing, ReadonlyMap<string, ListedTool[]>>();
+function toolsByName(listing: CollectedListing): ReadonlyMap<string, ListedTool[]> {
+  let byName = toolsByNameOf.get(listing);
+  if (!byName) {
+    const made = new Map<string, ListedTool[]>();
+    for (const tool of listing.tools) {
+      const same = made.get(tool.name);
+      if (same) same.push(tool);
+      else made.set(tool.name, [tool]);
+    }
+    byName = made;
+    toolsByNameOf.set(listing, byName);
+  }
+  return byName;
 }
 
 /** Why "not in this listing" does not prove "not served", or undefined when it does. */
