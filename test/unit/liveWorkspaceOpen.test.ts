@@ -12,6 +12,7 @@
  * test's; the listing source is the tests' fake (test/support/fakeListingSource.ts), never asked.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { LiveWorkspace, type WorkspaceFileSystem } from '../../server/src/engine/liveWorkspace';
@@ -105,5 +106,61 @@ describe('LiveWorkspace: the scan and the first open of a file', () => {
     await scan;
     workspace.setOpenDocument(FILE, blueprint('edited'));
     assert.deepEqual(stepIds(workspace), ['edited']);
+  });
+});
+
+describe('LiveWorkspace: an open file is held once', () => {
+  test('the scan analysis kept at open holds no copy of the disk text beside the editor text', () => {
+    // In a fresh process with --expose-gc: the heap held by a workspace that scanned a large file
+    // and then opened it with the same text (a different, equal string, as an editor sends it)
+    // against one that only opened it. The scan's analysis used to hold views of the disk's
+    // string, so the first held both texts (issue 13: 2.3 MB more for the 10,000-step file).
+    const out = path.resolve(__dirname, '..', '..');
+    const script = `
+      const path = require('node:path');
+      const { LiveWorkspace } = require(${JSON.stringify(path.join(out, 'server', 'src', 'engine', 'liveWorkspace.js'))});
+      const { FakeListingSource, FakeServers } = require(${JSON.stringify(path.join(out, 'test', 'support', 'fakeListingSource.js'))});
+      const { generate } = require(${JSON.stringify(path.join(out, 'bench', 'support', 'generatedBlueprint.js'))});
+      const FOLDER = path.resolve('/workspace-in-memory');
+      const FILE = path.join(FOLDER, 'flows', 'big.blueprint.jsonc');
+      // Each call makes a new string, so the disk's text is held by the workspace alone.
+      const text = () => generate(5000).text;
+      const workspaceOn = (scanned) => {
+        const listings = new FakeListingSource(new FakeServers({}), { trust: () => ({ trusted: false, reason: 'test' }) });
+        return new LiveWorkspace({
+          fileSystem: {
+            readFile: async (file) => (scanned && file === FILE ? text() : undefined),
+            findDocuments: async () => (scanned ? [FILE] : []),
+            listFolder: async () => undefined,
+          },
+          inventory: () => listings, now: () => 0, env: {}, userServers: () => undefined, liveEnabled: () => false,
+          log: () => undefined, setTimeout: () => ({ dispose: () => undefined }),
+        });
+      };
+      const held = async (scanned) => {
+        gc();
+        const before = process.memoryUsage().heapUsed;
+        const workspace = workspaceOn(scanned);
+        await workspace.setFolders([FOLDER], 100);
+        const editorText = text();
+        if (!workspace.setOpenDocument(FILE, editorText)) throw new Error('not analyzed');
+        gc();
+        const bytes = process.memoryUsage().heapUsed - before;
+        return { bytes, keep: [workspace, editorText] };
+      };
+      (async () => {
+        const opened = await held(false);
+        const scannedThenOpened = await held(true);
+        process.stdout.write(JSON.stringify({ opened: opened.bytes, scannedThenOpened: scannedThenOpened.bytes, textLength: text().length }));
+      })();
+    `;
+    const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const measured: unknown = JSON.parse(run.stdout);
+    assert.ok(typeof measured === 'object' && measured !== null && 'opened' in measured && 'scannedThenOpened' in measured && 'textLength' in measured);
+    const { opened, scannedThenOpened, textLength } = measured;
+    assert.ok(typeof opened === 'number' && typeof scannedThenOpened === 'number' && typeof textLength === 'number', run.stdout);
+    // One-byte text: a second copy would add about textLength bytes.
+    assert.ok(scannedThenOpened - opened < textLength / 2, `scanned then opened holds ${scannedThenOpened - opened} bytes more than opened alone (text: ${textLength} bytes)`);
   });
 });

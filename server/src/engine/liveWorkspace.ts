@@ -213,8 +213,11 @@ export class LiveWorkspace {
     const names = this.namesOf(file);
     if (existing && existing.text === text && existing.names === names) {
       // The editor's text is what the scan read from disk (the usual first open): that analysis
-      // is this one, and a second parse of a large file would only cost time and memory.
+      // is this one, and a second parse of a large file would only cost time and memory. The
+      // editor's string is kept and the disk's let go (the analysis holds no view of it: values
+      // are copied flat by parseJsonTree), so an open file is held once.
       if (!existing.open) existing.open = true;
+      existing.text = text;
       return existing.analysis;
     }
     // A keystroke re-reads only what it touched (the previous analysis is handed over for good).

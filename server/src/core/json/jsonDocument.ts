@@ -159,11 +159,12 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   const opened: number[] = [];
   const shared = new Map<string, string>();
   const share = (value: string): string => {
-    if (value.length > SHARED_STRING_LENGTH) return value;
+    if (value.length > SHARED_STRING_LENGTH) return ownString(value);
     const known = shared.get(value);
     if (known !== undefined) return known;
-    shared.set(value, value);
-    return value;
+    const own = ownString(value);
+    shared.set(own, own);
+    return own;
   };
   const add = (node: BuildingNode): void => {
     pending[top++] = node;
@@ -218,7 +219,7 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
         ensurePropertyComplete(offset + length);
       },
       onLiteralValue: (value: unknown, offset, length) => {
-        add({ type: literalType(value), offset, length, parent: current, value });
+        add({ type: literalType(value), offset, length, parent: current, value: typeof value === 'string' ? ownString(value) : value });
         ensurePropertyComplete(offset + length);
       },
       onSeparator: (separator, offset) => {
@@ -240,6 +241,22 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   const result = top > 0 ? pending[0] : undefined;
   if (result) result.parent = undefined;
   return result;
+}
+
+/**
+ * V8 makes a substring of 13 characters or more a view that keeps its whole parent alive, and
+ * jsonc-parser's values are substrings of the text. A tree whose values are views holds its text
+ * for as long as it lives, even when the text it is used with is another, equal string: the
+ * workspace scan's analysis, kept when the editor opens the same file, held the disk's copy of a
+ * large file beside the editor's (issue 13: 2.3 MB for the 10,000-step file). So every longer
+ * value and key is copied flat; shorter ones are copies already. The round trip through JSON is
+ * the one flat copy JavaScript offers (a few milliseconds for a 10,000-step file).
+ */
+const SHORTEST_VIEW = 13;
+function ownString(value: string): string {
+  if (value.length < SHORTEST_VIEW) return value;
+  const copy: unknown = JSON.parse(JSON.stringify(value));
+  return typeof copy === 'string' ? copy : value;
 }
 
 /**
