@@ -13,9 +13,11 @@
  * `process.resourceUsage()`), interleaved, order rotated every round, on the same file (in the
  * page cache after generation: this measures CPU and memory, not the disk):
  *   ours        `new HistoryModel()` + `LogReader.update()` over the whole file: positioned reads,
- *               line split, JSON.parse, validation of every MCP_DISPATCHED field (schema hash via
- *               parsePin, cached), fold into the K=20 model; then `model.keys()` (merge). Asserts
- *               the dispatch count.
+ *               each chunk of complete lines folded from its bytes (`foldLineBytes`: a line the
+ *               byte scanner answers for is read in place, any other is decoded and read with
+ *               JSON.parse), validation of every MCP_DISPATCHED field (schema hash via parsePin,
+ *               once per key), fold into the K=20 model; then `model.keys()` (merge). Asserts the
+ *               dispatch count.
  *   readline    the peer: `node:readline` over `fs.createReadStream` + `JSON.parse` of every line
  *               + a `Map` count per (server, tool, schemaHash) of the MCP_DISPATCHED events: the
  *               plain code most would write for "how often was each tool called at each schema".
