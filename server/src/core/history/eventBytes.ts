@@ -37,6 +37,7 @@
  *
  * Pure: no I/O, no allocation per line.
  */
+import { daysFromCivil, isCanonicalTimeFields, timeOnDay } from './calendar';
 
 /** The line is a valid `MCP_DISPATCHED` event; its fields are in the {@link ScannedEvent}. */
 export const SCAN_DISPATCH = 1;
@@ -737,13 +738,13 @@ export function parseCanonicalTimeBytes(bytes: Uint8Array, start: number, end: n
   const second = twoDigitsAt(bytes, start + 17);
   const lastDigit = bytes[start + 22]! - ZERO;
   const millisecond = lastDigit >= 0 && lastDigit <= 9 ? twoDigitsAt(bytes, start + 20) * 10 + lastDigit : -1;
-  if (!(century >= 0 && yearOfCentury >= 0 && year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && millisecond >= 0)) return NaN;
+  if (!isCanonicalTimeFields(century, yearOfCentury, month, day, hour, minute, second, millisecond)) return NaN;
   const yearMonth = year * 16 + month;
   if (yearMonth !== cachedYearMonth) {
     cachedMonthStart = daysFromCivil(year, month, 1);
     cachedYearMonth = yearMonth;
   }
-  return (cachedMonthStart + day - 1) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
+  return timeOnDay(cachedMonthStart + day - 1, hour, minute, second, millisecond);
 }
 
 /**
@@ -754,12 +755,3 @@ export function parseCanonicalTimeBytes(bytes: Uint8Array, start: number, end: n
 let cachedYearMonth = -1;
 let cachedMonthStart = 0;
 
-/** Days from 1970-01-01 to a proleptic Gregorian date, as history.ts computes them (Hinnant). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}

@@ -42,6 +42,7 @@ import type { CollectedListing } from '../verify/listing';
 import { isParsedPin, parsePin, schemaPin } from '../pins/pins';
 import { ByteTable } from './byteTable';
 import { parseCanonicalTimeBytes, SCAN_DISPATCH, SCAN_OTHER, ScannedEvent, scanEventBytes } from './eventBytes';
+import { daysFromCivil, isCanonicalTimeFields, timeOnDay } from './calendar';
 
 // Read once: in the one-to-one CommonJS transpile the tests and benchmarks load (out/), every use
 // of an imported binding is a call of a getter, which the byte path would make several times per line.
@@ -347,24 +348,8 @@ function parseCanonicalTimeAt(text: string, start: number, end: number): number 
   const second = twoDigitsAt(text, start + 17);
   const lastDigit = text.charCodeAt(start + 22) - 48;
   const millisecond = lastDigit >= 0 && lastDigit <= 9 ? twoDigitsAt(text, start + 20) * 10 + lastDigit : -1;
-  // A non-digit makes its field negative (each pair of the year is checked on its own), which fails
-  // the check.
-  if (!(century >= 0 && yearOfCentury >= 0 && year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && millisecond >= 0)) return NaN;
-  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
-}
-
-/**
- * Days from 1970-01-01 to the given proleptic Gregorian date (month 1–12), for years ≥ 1: the
- * arithmetic Date.UTC does, without the call (H. Hinnant's days_from_civil). `parseTime` is
- * compared with `Date.parse` by a unit test on random dates.
- */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
+  if (!isCanonicalTimeFields(century, yearOfCentury, month, day, hour, minute, second, millisecond)) return NaN;
+  return timeOnDay(daysFromCivil(year, month, day), hour, minute, second, millisecond);
 }
 
 /** `Date.parse`, about 3× faster on the canonical form runtimes write (same result always). */
