@@ -5,8 +5,12 @@
  * errors and duplicate keys come back as problems with exact spans, and whatever could be
  * recovered is still in the tree so later checks can run on the rest of the file.
  */
-import { createScanner, getNodeValue, type Node as JsonNode, type NodeType, type ParseError, ParseErrorCode, type ParseOptions, SyntaxKind, visit } from 'jsonc-parser';
+import { createScanner, getNodeValue, type Node as JsonNode, type ParseError, ParseErrorCode, type ParseOptions, SyntaxKind, visit } from 'jsonc-parser';
 import { MAX_PROBLEMS_PER_FILE, moreProblems, type Problem, problem, type Span } from '../problems';
+import { buildWellFormedTree, NOT_WELL_FORMED } from './wellFormedTree';
+import { type BuildingNode, literalType, ownString, PropertyNode, SHARED_STRING_LENGTH, TOO_DEEP } from './treeNodes';
+
+export { PropertyNode, TOO_DEEP };
 
 export type { JsonNode };
 
@@ -141,11 +145,18 @@ export function parseJsonDocument(text: string): JsonDocument {
  * with), and key names are shared within one parse, since a blueprint repeats the same few keys
  * ten thousand times. Leaves have no `children`, containers no `value`, as
  * with `parseTree`.
+ *
+ * A well-formed text is read by core/json/wellFormedTree.ts in one pass instead, into the same
+ * nodes; `visit` reads only a text with an error, for jsonc-parser's recovery and error codes.
  */
 export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions): JsonNode | undefined;
 /** The same, or {@link TOO_DEEP} when objects and arrays nest deeper than `maxDepth`. */
 export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth: number): JsonNode | typeof TOO_DEEP | undefined;
 export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth = Number.POSITIVE_INFINITY): JsonNode | typeof TOO_DEEP | undefined {
+  // A well-formed text (nearly every one) is read by the one-pass reader, which builds the same
+  // tree; `visit` below reads the rest, with its error recovery (core/json/wellFormedTree.ts).
+  const wellFormed = buildWellFormedTree(text, options, maxDepth);
+  if (wellFormed !== NOT_WELL_FORMED) return wellFormed;
   // The artificial root holds the document's value (and, after an error, any values behind it).
   const artificialRoot: BuildingNode = { type: 'array', offset: -1, length: -1, parent: undefined, children: undefined };
   let current: BuildingNode = artificialRoot;
@@ -243,90 +254,6 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
   return result;
 }
 
-/**
- * V8 makes a substring of 13 characters or more a view that keeps its whole parent alive, and
- * jsonc-parser's values are substrings of the text. A tree whose values are views holds its text
- * for as long as it lives, even when the text it is used with is another, equal string: the
- * workspace scan's analysis, kept when the editor opens the same file, held the disk's copy of a
- * large file beside the editor's (issue 13: 2.3 MB for the 10,000-step file). So every longer
- * value and key is copied flat; shorter ones are copies already. The round trip through JSON is
- * the one flat copy JavaScript offers (a few milliseconds for a 10,000-step file).
- */
-const SHORTEST_VIEW = 13;
-function ownString(value: string): string {
-  if (value.length < SHORTEST_VIEW) return value;
-  const copy: unknown = JSON.parse(JSON.stringify(value));
-  return typeof copy === 'string' ? copy : value;
-}
-
-/**
- * Keys up to this length are shared within a parse. Values are not: a cold check spent more time
- * looking them up than they saved (issue 13), where keys repeat in every step.
- */
-const SHARED_STRING_LENGTH = 64;
-
-/** What {@link parseJsonTree} returns for a text nested deeper than it was allowed to read. */
-export const TOO_DEEP: unique symbol = Symbol('too deep');
-
-/** A node while {@link parseJsonTree} builds it (a `JsonNode` once built). */
-type BuildingNode = PlainBuildingNode | PropertyNode;
-
-/** Every node but a property: objects, arrays and leaves, with jsonc-parser's fields. */
-interface PlainBuildingNode {
-  readonly type: NodeType;
-  readonly offset: number;
-  length: number;
-  parent: JsonNode | undefined;
-  children?: JsonNode[] | undefined;
-  readonly value?: unknown;
-  colonOffset?: number | undefined;
-}
-
-/**
- * A property node of {@link parseJsonTree}: jsonc-parser's `{ type: 'property', children: [key,
- * value] }`, with the value in a field and the key as its text and length, its node made only when
- * something asks for it. A blueprint is mostly properties: an array per property was 64 bytes and
- * a key node 64 more of the 200 a property took (issue 13: 9 MiB of a 10,000-step file's tree).
- *
- * Contract: `keyNode` is the same node on every read (made on the first, then kept), at the
- * property's own offset as in `parseTree`; `children` is `[keyNode, valueNode]` (or `[keyNode]`)
- * as a fresh array on each read, for every reader of jsonc-parser's shape. Code that reads many
- * properties uses {@link propertyKeyText} and {@link propertyValueNode}, which make nothing.
- * Offsets and lengths are mutable, as on every node (an edit shifts them in place,
- * core/documents/incremental.ts, which also shifts a key node once made: {@link madeKeyNode}).
- */
-export class PropertyNode {
-  readonly type = 'property' as const;
-  length = -1;
-  colonOffset: number | undefined = undefined;
-  valueNode: JsonNode | undefined = undefined;
-  private keyNodeMade: JsonNode | undefined = undefined;
-
-  constructor(
-    public offset: number,
-    public parent: JsonNode | undefined,
-    /** The key's value (without quotes, escapes read). */
-    readonly keyText: string,
-    /** The key's length in the text, quotes included. */
-    readonly keyLength: number,
-  ) {}
-
-  /** The key as a string node of jsonc-parser's shape, made on the first read. */
-  get keyNode(): JsonNode {
-    return (this.keyNodeMade ??= { type: 'string', offset: this.offset, length: this.keyLength, parent: this, value: this.keyText });
-  }
-
-  /** The key node if something has made it (and so may hold it), else undefined. */
-  get madeKeyNode(): JsonNode | undefined {
-    return this.keyNodeMade;
-  }
-
-  /** The key, then the value when there is one: what jsonc-parser's `parseTree` holds. */
-  get children(): JsonNode[] {
-    return this.valueNode ? [this.keyNode, this.valueNode] : [this.keyNode];
-  }
-}
-
 /** The key node of a property node (of any tree: parsed here, built from a TypeScript source, or jsonc-parser's). */
 export function propertyKeyNode(node: JsonNode): JsonNode | undefined {
   return node instanceof PropertyNode ? node.keyNode : node.children?.[0];
@@ -354,20 +281,6 @@ export function propertyKeyText(node: JsonNode): string | undefined {
 /** The value node of a property node, if it has one. */
 export function propertyValueNode(node: JsonNode): JsonNode | undefined {
   return node instanceof PropertyNode ? node.valueNode : node.children?.[1];
-}
-
-/** jsonc-parser's node type of a literal value. */
-function literalType(value: unknown): NodeType {
-  switch (typeof value) {
-    case 'boolean':
-      return 'boolean';
-    case 'number':
-      return 'number';
-    case 'string':
-      return 'string';
-    default:
-      return 'null';
-  }
 }
 
 /**
