@@ -12,6 +12,13 @@ export class LineIndex {
 
   constructor(private readonly text: string) {
     this.lineStarts = [0];
+    // Lines end at LF, CR or CRLF. A text without CR (nearly every file) is split with indexOf,
+    // which searches natively: the character loop below was a fortieth of a cold check's CPU
+    // over 4 MB of files (issue 13), most of it before V8 optimized the loop.
+    if (text.indexOf('\r') < 0) {
+      for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) this.lineStarts.push(index + 1);
+      return;
+    }
     for (let index = 0; index < text.length; index++) {
       const code = text.charCodeAt(index);
       if (code === 13 /* \r */) {
