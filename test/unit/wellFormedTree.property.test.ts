@@ -13,7 +13,8 @@
  *   `visit` builder builds, field for field and in the same field order;
  * - comments and trailing commas are refused exactly when the options refuse them;
  * - nesting of n levels is read with maxDepth n, and n + 1 levels are TOO_DEEP;
- * - the strings of the tree are copies: a tree of a large text does not keep the text alive.
+ * - the strings of the tree are copies: a tree of a large text does not keep the text alive; and
+ *   equal keys of up to 64 characters are one string, as the visit builder shares them.
  *
  * The `visit` builder is reached through `parseJsonTree` on the text followed by a line break and
  * an `@`: the reader refuses that (an unknown symbol after the value), so `parseJsonTree` builds
@@ -497,7 +498,28 @@ function tokenKinds(text: string): SyntaxKind[] {
   return kinds;
 }
 
-describe('buildWellFormedTree copies the strings it keeps', () => {
+/** The compiled reader, for the scripts run in a fresh process. */
+const READER = path.resolve(__dirname, '..', '..', 'server', 'src', 'core', 'json', 'wellFormedTree.js');
+
+/**
+ * Runs a script in a fresh process with --expose-gc (as test/unit/liveWorkspaceOpen.test.ts
+ * does) and returns the numbers it writes as one JSON object, each of `names` checked present.
+ */
+function measuredInFreshProcess<Name extends string>(script: string, names: readonly Name[]): Record<Name, number> {
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const measured: unknown = JSON.parse(run.stdout);
+  assert.ok(typeof measured === 'object' && measured !== null, run.stdout);
+  const numbers = {} as Record<Name, number>;
+  for (const name of names) {
+    const value: unknown = (measured as Record<string, unknown>)[name];
+    assert.ok(typeof value === 'number', `${name} in ${run.stdout}`);
+    numbers[name] = value;
+  }
+  return numbers;
+}
+
+describe('buildWellFormedTree copies the strings it keeps and shares its keys', () => {
   test('a tree of a large text does not hold the text', (t) => {
     // In a fresh process with --expose-gc: the heap a tree holds after its text is dropped. The
     // text is ~5 MB of one-byte characters, mostly a comment after every member, so the strings
@@ -506,9 +528,8 @@ describe('buildWellFormedTree copies the strings it keeps', () => {
     // characters or more are), the whole text would stay alive. A control in the same process
     // holds one 20-character substring of an equal text and must hold the text: that shows the
     // measure sees a retained text.
-    const reader = path.resolve(__dirname, '..', '..', 'server', 'src', 'core', 'json', 'wellFormedTree.js');
     const script = `
-      const { buildWellFormedTree } = require(${JSON.stringify(reader)});
+      const { buildWellFormedTree } = require(${JSON.stringify(READER)});
       const makeText = (salt) => {
         const members = [];
         for (let index = 0; index < 1000; index++) {
@@ -538,15 +559,41 @@ describe('buildWellFormedTree copies the strings it keeps', () => {
       const values = tree.kept.children.reduce((sum, property) => sum + property.keyText.length + property.valueNode.value.length, 0);
       process.stdout.write(JSON.stringify({ tree: tree.bytes, control: control.bytes, textLength: tree.textLength, values }));
     `;
-    const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
-    const measured: unknown = JSON.parse(run.stdout);
-    assert.ok(typeof measured === 'object' && measured !== null && 'tree' in measured && 'control' in measured && 'textLength' in measured && 'values' in measured, run.stdout);
-    const { tree, control, textLength, values } = measured;
-    assert.ok(typeof tree === 'number' && typeof control === 'number' && typeof textLength === 'number' && typeof values === 'number', run.stdout);
+    const { tree, control, textLength, values } = measuredInFreshProcess(script, ['tree', 'control', 'textLength', 'values']);
     t.diagnostic(`text ${textLength} bytes; held after it was dropped: tree ${tree} bytes (keys and values ${values} characters), control ${control} bytes`);
     assert.ok(textLength > 5_000_000, `the text is ${textLength} characters`);
     assert.ok(control > textLength * 0.9, `the control holds ${control} bytes: a view keeps a ${textLength}-byte text`);
     assert.ok(tree < textLength / 4, `the tree holds ${tree} bytes after its ${textLength}-byte text was dropped (its keys and values: ${values} characters)`);
+  });
+
+  test('equal keys of up to 64 characters are one string in a tree', (t) => {
+    // As in the visit builder, a key is shared within a read when it is 64 characters or fewer
+    // (core/json/treeNodes.ts SHARED_STRING_LENGTH). Two texts of 20,000 objects with a key of 40
+    // characters and one of 12 each: in one the keys are all equal, in the other all different,
+    // with the same lengths. Shared, the first tree holds at least the 40 one-byte characters of
+    // every key less than the second; not shared, the two hold about the same.
+    const script = `
+      const { buildWellFormedTree } = require(${JSON.stringify(READER)});
+      const makeText = (distinct) => '[' + Array.from({ length: 20000 }, (_, index) => {
+        const long = ('a key of forty characters ' + (distinct ? index : '')).padEnd(40, 'k');
+        const short = ('k' + (distinct ? index : '')).padEnd(12, 'k');
+        return '{"' + long + '": ' + index + ', "' + short + '": 0}';
+      }).join(',') + ']';
+      const held = (distinct) => {
+        const text = makeText(distinct);
+        gc();
+        const before = process.memoryUsage().heapUsed;
+        const tree = buildWellFormedTree(text, {}, Infinity);
+        if (typeof tree !== 'object' || tree.children.length !== 20000) throw new Error('not read');
+        gc();
+        return { bytes: process.memoryUsage().heapUsed - before, tree };
+      };
+      const equal = held(false);
+      const distinct = held(true);
+      process.stdout.write(JSON.stringify({ equal: equal.bytes, distinct: distinct.bytes }));
+    `;
+    const { equal, distinct } = measuredInFreshProcess(script, ['equal', 'distinct']);
+    t.diagnostic(`held: equal keys ${equal} bytes, distinct keys ${distinct} bytes`);
+    assert.ok(distinct - equal > 20_000 * 40, `the tree with equal keys holds ${equal} bytes, with distinct keys ${distinct}: equal keys are not shared`);
   });
 });
