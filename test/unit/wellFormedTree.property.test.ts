@@ -18,7 +18,8 @@
  *
  * The `visit` builder is reached through `parseJsonTree` on the text followed by a line break and
  * an `@`: the reader refuses that (an unknown symbol after the value), so `parseJsonTree` builds
- * the tree with `visit`, and the document's value, which ends before the `@`, is the same nodes.
+ * the tree with `visit`, and the document's value, which ends before the `@`, has the same nodes.
+ * For the depth limit the `@` goes before the text instead (see visitBuilderTooDeep).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
