@@ -5,7 +5,8 @@
  * {@link buildWellFormedTree} returns exactly the tree core/json/jsonDocument.ts `parseJsonTree`
  * builds from jsonc-parser's `visit` events (the same nodes, fields, offsets, values, shared keys
  * and flat copies), or {@link TOO_DEEP} when that builder would. For every other text it returns
- * {@link NOT_WELL_FORMED} as soon as it meets the first thing it does not accept, and the caller
+ * {@link NOT_WELL_FORMED} as soon as it meets the first thing it does not accept (or TOO_DEEP, when
+ * the text nests too deep before that, which the visit builder also returns), and the caller
  * builds the tree with `visit`, whose error recovery and messages stay the only ones. It may
  * refuse a text jsonc-parser reads without error (it never has to accept one); it never accepts a
  * text jsonc-parser reads with an error. test/unit/wellFormedTree.property.test.ts holds it to
@@ -18,7 +19,7 @@
  * what a well-formed text needs runs far less code per character.
  */
 import type { Node as JsonNode, ParseOptions } from 'jsonc-parser';
-import { type BuildingNode, ownString, type PlainBuildingNode, PropertyNode, SHARED_STRING_LENGTH, SHORTEST_VIEW, TOO_DEEP } from './treeNodes';
+import { type BuildingNode, type PlainBuildingNode, PropertyNode, SHARED_STRING_LENGTH, SHORTEST_VIEW, TOO_DEEP } from './treeNodes';
 
 /** What {@link buildWellFormedTree} returns for a text it does not read: build it with `visit`. */
 export const NOT_WELL_FORMED: unique symbol = Symbol('not well formed');
@@ -72,8 +73,10 @@ export function buildWellFormedTree(text: string, options: ParseOptions, maxDept
     return reader.document();
   } catch (error) {
     // A refusal, or a recursion deeper than the stack allows: `visit` then decides (and recovers
-    // or runs out of stack as it always did).
-    if (error === REFUSED || error instanceof RangeError) return NOT_WELL_FORMED;
+    // or runs out of stack as it always did). A SyntaxError can only come from JSON.parse reading a
+    // string literal this reader accepted, which its checks rule out; were they ever to differ
+    // from JSON's, `visit` still reads the text, and parsing still never throws.
+    if (error === REFUSED || error instanceof RangeError || error instanceof SyntaxError) return NOT_WELL_FORMED;
     throw error;
   }
 }
@@ -298,8 +301,7 @@ class WellFormedReader {
     // from its literal: the escapes JSON reads are exactly the ones accepted above, and the string
     // it makes is its own, never a view of the text (see ownString in treeNodes.ts).
     if (!escaped && position - start < SHORTEST_VIEW) return text.substring(start, position);
-    const read: unknown = JSON.parse(text.substring(start - 1, position + 1));
-    return typeof read === 'string' ? read : ownString(text.substring(start, position));
+    return JSON.parse(text.substring(start - 1, position + 1)) as string;
   }
 
   /** `true`, `false` or `null`, which jsonc-parser reads as a word: the next character must end it. */
