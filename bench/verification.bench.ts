@@ -37,7 +37,12 @@
  *   ours / floor        near 1 means the CLI path adds nothing over the bare SDK listings
  *                       (against both floors)
  *   sequential / ours   the gain from listing the servers in parallel
- * Finally `node dist/cli.js check <tempdir> --format json` runs once, end to end.
+ * Finally `node dist/cli.js check <tempdir> --format json` runs once, end to end, and then whole
+ * processes (issue 13): --process-rounds (default 7) interleaved rounds of `toolpin check` against
+ * a floor process (the SDK alone listing the 5 servers), each with its CPU, its servers' CPU and its
+ * peak memory, plus `toolpin check` without its code cache (TOOLPIN_CODE_CACHE=0: a user's first run
+ * of a new version), for information. Ours uses a code cache folder of the benchmark's own, which a
+ * warm-up run writes, as a user's later runs find theirs.
  *
  * Options: --rounds=N (default 5, at least 5), --delay-ms=N (default 150), --no-real (5 fixture
  *          servers, no real ones), --diagnose (adds "ours" with concurrency 5 to every round),
@@ -563,11 +568,11 @@ Promise.all(specs.map(list)).then((counts) => { process.stdout.write(JSON.string
 }
 
 /** Runs `node --require <reporter> ...args` from the workspace and measures it. */
-function measureProcess(args: readonly string[], dir: string, label: string): Promise<ProcessSample> {
+function measureProcess(args: readonly string[], dir: string, label: string, env: NodeJS.ProcessEnv = {}): Promise<ProcessSample> {
   const usageFile = join(dir, `usage-${label}.json`);
   return new Promise((resolve, reject) => {
     const started = now();
-    const child = spawn(process.execPath, ['--require', join(dir, 'usage-reporter.cjs'), ...args], { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLPIN_BENCH_USAGE: usageFile } });
+    const child = spawn(process.execPath, ['--require', join(dir, 'usage-reporter.cjs'), ...args], { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, TOOLPIN_BENCH_USAGE: usageFile } });
     child.stdout.on('data', () => undefined);
     child.stderr.on('data', () => undefined);
     child.on('error', reject);
@@ -584,22 +589,35 @@ function measureProcess(args: readonly string[], dir: string, label: string): Pr
   });
 }
 
-/** Rounds of the whole `toolpin check` process against the whole floor process, interleaved. */
-async function wholeProcesses(rounds: number): Promise<{ ours: ProcessSample[]; floor: ProcessSample[] }> {
+/**
+ * Rounds of the whole `toolpin check` process against the whole floor process, interleaved, and
+ * of `toolpin check` without its code cache (information: a user's first run of a new version).
+ * Ours uses a code cache folder of the benchmark's own (server/src/cli/codeCache.ts), written by
+ * the warm-up run, as a user's second and later runs find theirs.
+ */
+async function wholeProcesses(rounds: number): Promise<{ ours: ProcessSample[]; floor: ProcessSample[]; oursWithoutCodeCache: ProcessSample[] }> {
   const dir = join(workspace, '.bench-processes');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'usage-reporter.cjs'), USAGE_REPORTER);
   writeFileSync(join(dir, 'floor.cjs'), floorScript());
-  const samples = { ours: [] as ProcessSample[], floor: [] as ProcessSample[] };
+  const codeCache = join(dir, 'code-cache');
+  rmSync(codeCache, { recursive: true, force: true });
+  const samples = { ours: [] as ProcessSample[], floor: [] as ProcessSample[], oursWithoutCodeCache: [] as ProcessSample[] };
+  const checkArgs = [cliBundle, 'check', '--trust', workspace, '--format', 'json'];
   const run = {
-    ours: () => measureProcess([cliBundle, 'check', '--trust', workspace, '--format', 'json'], dir, 'ours'),
+    ours: () => measureProcess(checkArgs, dir, 'ours', { TOOLPIN_CODE_CACHE_DIR: codeCache, TOOLPIN_CODE_CACHE: '' }),
     floor: () => measureProcess([join(dir, 'floor.cjs')], dir, 'floor'),
+    oursWithoutCodeCache: () => measureProcess(checkArgs, dir, 'ours-without-code-cache', { TOOLPIN_CODE_CACHE: '0' }),
   };
   await run.ours();
   await run.floor();
+  const rotations: Array<Array<keyof typeof run>> = [
+    ['ours', 'floor', 'oursWithoutCodeCache'],
+    ['floor', 'oursWithoutCodeCache', 'ours'],
+    ['oursWithoutCodeCache', 'ours', 'floor'],
+  ];
   for (let round = 0; round < rounds; round++) {
-    const order: Array<'ours' | 'floor'> = round % 2 === 0 ? ['ours', 'floor'] : ['floor', 'ours'];
-    for (const name of order) samples[name].push(await run[name]());
+    for (const name of rotations[round % rotations.length]!) samples[name].push(await run[name]());
   }
   return samples;
 }
@@ -698,13 +716,17 @@ async function main(): Promise<number> {
   const perRound = (numerator: readonly number[], denominator: readonly number[]): number[] => numerator.map((value, index) => value / denominator[index]!);
   console.log('');
   console.log(`whole processes, ${PROCESS_ROUNDS} interleaved rounds: \`toolpin check --trust\` (dist/cli.js) against the floor process (the SDK alone: 5 listings in parallel, then exit)`);
-  for (const [field, label, target] of [['wallMs', 'time', 1.1], ['cpuMs', 'CPU (process)', 1.2], ['treeCpuMs', 'CPU (+servers)', 1.2], ['peakMiB', 'peak memory', 1.5]] as const) {
+  for (const [field, label, target] of [['wallMs', 'time', 1.1], ['cpuMs', 'CPU (process)', undefined], ['treeCpuMs', 'CPU (+servers)', 1.2], ['peakMiB', 'peak memory', 1.5]] as const) {
     const ours = stats(processes.ours.map((sample) => sample[field]));
     const floorStats = stats(processes.floor.map((sample) => sample[field]));
     const ratio = stats(perRound(processes.ours.map((sample) => sample[field]), processes.floor.map((sample) => sample[field])));
+    const uncached = stats(processes.oursWithoutCodeCache.map((sample) => sample[field]));
+    const uncachedRatio = stats(perRound(processes.oursWithoutCodeCache.map((sample) => sample[field]), processes.floor.map((sample) => sample[field])));
     console.log(
       `  ${label.padEnd(15)} ours ${ours.median.toFixed(0)} (${ours.min.toFixed(0)}–${ours.max.toFixed(0)}), floor ${floorStats.median.toFixed(0)} (${floorStats.min.toFixed(0)}–${floorStats.max.toFixed(0)}); ` +
-        `ratio ${ratio.median.toFixed(2)} (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}), target ≤ ${target}: ${ratio.median <= target ? 'met' : 'MISSED'}`,
+        `ratio ${ratio.median.toFixed(2)} (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)})` +
+        (target === undefined ? ' (no target)' : `, target ≤ ${target}: ${ratio.median <= target ? 'met' : 'MISSED'}`) +
+        `; without the code cache ${uncached.median.toFixed(0)}, ratio ${uncachedRatio.median.toFixed(2)} (${uncachedRatio.min.toFixed(2)}–${uncachedRatio.max.toFixed(2)})`,
     );
   }
   const oursTotals = oursSamples.map((sample) => sample.totalMs);
@@ -809,6 +831,7 @@ async function main(): Promise<number> {
     measures: Object.fromEntries(timeRows.map(([key, label, values]) => [key, { label: label.trim(), ...stats(values), samples: values }])),
     ratios: ratioResults,
     ours: oursSamples,
+    wholeProcesses: processes,
     ...(DIAGNOSE ? { oursConcurrency5: ours5Samples } : {}),
     cli,
     failures,
