@@ -232,10 +232,11 @@ describe('arguments: dialects, placeholders and the validator cache', () => {
     assert.equal(validators.size, 2);
   });
   test('the cache is bounded', () => {
+    // Asked of the cache itself: arguments a subset schema accepts would not reach it (simpleSchema.ts).
     const validators = new ArgumentValidators(2);
-    for (const name of ['echo', 'get-sum', 'get-env']) check(name, '{}', live(name), validators);
+    for (const name of ['echo', 'get-sum', 'get-env']) assert.ok(validators.get(live(name)).ok, name);
     assert.equal(validators.size, 2);
-    check('echo', '{}', live('echo'), validators);
+    validators.get(live('echo'));
     assert.equal(validators.compileCount, 4);
   });
   test('two live schemas with the same $id do not clash', () => {

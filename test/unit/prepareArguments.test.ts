@@ -31,8 +31,11 @@ function listed(inputSchema: unknown): ServerListing {
   return { status: 'listed', listing, listedAt: 0 };
 }
 
-const ALPHA_SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
-const BETA_SCHEMA = { type: 'object', properties: { text: { type: 'number' } }, required: ['text'] };
+// Each has a keyword outside the subset core/verify/simpleSchema.ts reads, so it is compiled ahead.
+const ALPHA_SCHEMA = { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] };
+const BETA_SCHEMA = { type: 'object', properties: { text: { type: 'number', minimum: 0 } }, required: ['text'] };
+// The same without them: of the subset, so compiled only for arguments it does not accept.
+const SUBSET_SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 
 function blueprint(): string {
   const step = (id: string, server: string | undefined, schema: unknown, args: string | undefined): string =>
@@ -78,6 +81,28 @@ describe('prepareArgumentChecks', () => {
       prepared.problems.filter((found) => found.code === 'TP410').map((found) => found.message.slice(0, found.message.indexOf(':'))),
       ['step "on-alpha"', 'step "on-beta"'],
     );
+  });
+
+  test('a subset schema is not compiled ahead, and verification compiles it only for arguments it does not accept', () => {
+    const alpha = definition('alpha');
+    const registry = new ServerRegistry([alpha]);
+    const listing = listed(SUBSET_SCHEMA);
+    const context = { registry, now: 0, listingFor: () => listing };
+    const stepOn = (id: string, args: string): string =>
+      `{ "id": "${id}", "effect": "mcp.invoke", "input": { "toolName": "echo", "server": "alpha", "expectedSchemaHash": "${schemaPin(SUBSET_SCHEMA)}", "arguments": ${args} } }`;
+    const accepted = analyzeBlueprint(`{ "blueprint": "b", "formatVersion": 1, "steps": [ ${stepOn('fits', '{ "text": "x" }')}, ${stepOn('placeholder', '{ "text": "{{event.text}}" }')} ] }`).model;
+    sharedArgumentValidators.clear();
+    const start = sharedArgumentValidators.compileCount;
+    assert.equal(prepareArgumentChecks(accepted, alpha, registry, listing), 0, 'nothing compiled ahead');
+    assert.deepEqual(verifyBlueprint(accepted, context).problems.filter((found) => found.code === 'TP410'), []);
+    assert.equal(sharedArgumentValidators.compileCount, start, 'arguments the schema accepts compile nothing');
+
+    const wrong = analyzeBlueprint(`{ "blueprint": "b", "formatVersion": 1, "steps": [ ${stepOn('wrong', '{ "text": 1 }')} ] }`).model;
+    assert.deepEqual(
+      verifyBlueprint(wrong, context).problems.filter((found) => found.code === 'TP410').map((found) => found.message.slice(0, found.message.indexOf(':'))),
+      ['step "wrong"'],
+    );
+    assert.equal(sharedArgumentValidators.compileCount, start + 1, 'Ajv reads the arguments the schema does not accept');
   });
 
   test('a full cache is not warmed: preparing never evicts a validator', () => {

@@ -10,7 +10,10 @@
  * Options: `strict: false` (real schemas carry unknown keywords), `allErrors: true`, formats are
  * not checked (Ajv ships none, and servers differ in which they enforce), no optimizing pass over
  * the generated code (see AJV_OPTIONS).
- * Compiled validators are cached by the live schema pin, so each live schema compiles once.
+ * Compiled validators are cached by the live schema pin, so each live schema compiles once. A
+ * schema of the common subset (typed properties, `required`, `additionalProperties`) is not
+ * compiled at all for arguments it plainly accepts: core/verify/simpleSchema.ts answers those
+ * with the same verdict, no finding, and Ajv reads only the arguments it does not accept.
  *
  * Hostile schemas: `pattern` and `patternProperties` come from servers, so they run on a
  * linear-time engine (re2js, the JavaScript port of RE2), never on the backtracking `RegExp`:
@@ -48,6 +51,7 @@ import type { default as Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types';
 import type { default as Ajv2020 } from 'ajv/dist/2020';
 import { ajvDraft07, ajvDraft2020, re2js } from '../deferredLibraries';
+import { acceptedWithoutAjv, isSimpleSchema } from './simpleSchema';
 import type { StepModel } from '../documents/blueprint';
 import { describeNodeType, type JsonNode, objectProperties, propertyKeySpan, propertyKeyText, propertyValueNode, spanOf } from '../json/jsonDocument';
 import { errorMessage, isArray, isRecord } from '../json/values';
@@ -144,12 +148,15 @@ export class ArgumentValidators {
   }
 
   /**
-   * Compiles the validator of a live schema ahead of its first use, when it is not cached yet and
-   * the cache has room (so that warming never evicts a validator a check is about to ask for).
-   * `pin` is the schema pin, the key {@link get} is asked with. Returns whether it compiled.
+   * Compiles the validator of a live schema ahead of its first use, when it is not cached yet,
+   * the cache has room (so that warming never evicts a validator a check is about to ask for), and
+   * the schema is not of the common subset (simpleSchema.ts), whose validator is compiled only when
+   * some step's arguments need Ajv. `pin` is the schema pin, the key {@link get} is asked with.
+   * Returns whether it compiled.
    */
   warm(schema: unknown, pin: string): boolean {
-    if (this.cache.has(pin) || this.cache.size >= this.capacity) return false;
+    // A schema of the common subset is compiled only if some step's arguments need Ajv (checkArguments).
+    if (this.cache.has(pin) || this.cache.size >= this.capacity || isSimpleSchema(schema)) return false;
     this.get(schema, pin);
     return true;
   }
@@ -311,6 +318,12 @@ export function checkArguments(check: ArgumentCheck, validators: ArgumentValidat
   if (check.liveSchema === undefined) return [];
   const node = check.argumentsNode;
   if (node && node.type !== 'object') return []; // a shape problem (TP103) says so already
+  // Arguments that a schema of the common subset plainly accepts need no validator (simpleSchema.ts).
+  let read: { value: unknown; placeholders: Placeholder[] } | undefined;
+  if (isSimpleSchema(check.liveSchema)) {
+    read = node ? readArguments(node) : { value: {}, placeholders: [] };
+    if (acceptedWithoutAjv(check.liveSchema, read.value, read.placeholders)) return [];
+  }
   const compiled = validators.get(check.liveSchema, check.liveSchemaPin);
   if (!compiled.ok) {
     const span = node ? keySpanOf(node) ?? openingBrace(node) : check.anchor;
@@ -321,7 +334,7 @@ export function checkArguments(check: ArgumentCheck, validators: ArgumentValidat
     ];
   }
   if (node && validators.accepted.get(node) === compiled) return [];
-  const { value, placeholders } = node ? readArguments(node) : { value: {}, placeholders: [] };
+  const { value, placeholders } = read ?? (node ? readArguments(node) : { value: {}, placeholders: [] });
   let valid: boolean;
   try {
     valid = compiled.validate(value) === true;
