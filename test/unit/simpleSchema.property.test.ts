@@ -4,8 +4,8 @@
  * Generated cases: live input schemas mostly inside the subset (`type` as a name or an array of
  * distinct names, `properties`, `required` (sometimes naming a key no property declares),
  * `additionalProperties` true, false or a schema, `items`, the annotations, a root `$schema` of
- * draft-07, 2020-12, an unknown draft or none, nesting 0–4), and in about a quarter of the cases one
- * mutation that steps just outside it (enum, minLength, pattern, minimum, anyOf, a boolean
+ * draft-07, 2020-12, an unknown draft, a number or none, nesting 0–4), and in about a quarter of
+ * the cases one mutation that steps just outside it (enum, minLength, pattern, minimum, anyOf, a boolean
  * subschema, a property or required name that Object.prototype has, duplicate `required` entries,
  * a type array with a duplicate, `type: []`, an unknown type name, a non-string annotation, a nested
  * `$schema`, tuple `items`, a malformed `additionalProperties`). The step's `arguments` are written
@@ -54,8 +54,8 @@ function isObject(value: unknown): value is Schema {
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-/** Property names, two of which need JSON-pointer escapes in Ajv's instancePath (`/` is `~1`, `~` is `~0`). */
-const KEYS = ['a', 'b', 'c', 'd/e', 'm~n'];
+/** Property names: two need JSON-pointer escapes in Ajv's instancePath (`/` is `~1`, `~` is `~0`), one is empty, one has a quote Ajv's generated code must escape. */
+const KEYS = ['a', 'b', 'c', 'd/e', 'm~n', '', 'q"r'];
 const TYPE_NAMES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'];
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
@@ -217,7 +217,7 @@ const schemaCase: fc.Arbitrary<SchemaCase> = fc
       { arbitrary: fc.integer({ min: 0, max: 3 }).chain((depth) => objectSchema(schemaAtDepth[depth]!)), weight: 12 },
     ),
     fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.tuple(fc.constantFrom(...MUTATIONS), fc.nat()), weight: 1 }),
-    fc.constantFrom<string | undefined>(undefined, undefined, DRAFT_07, DRAFT_2020, DRAFT_04),
+    fc.constantFrom<unknown>(undefined, undefined, DRAFT_07, DRAFT_2020, DRAFT_04, 5),
     fc.constantFrom<unknown>('object', 'object', 'object', undefined, ['object', 'null'], 'string'),
   )
   .map(([generated, mutation, $schema, rootType]) => {
