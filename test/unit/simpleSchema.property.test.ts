@@ -602,6 +602,20 @@ describe('simpleSchema: edges', () => {
     assert.equal(isSimpleSchema({ type: ['string', 'null'] }), true);
   });
 
+  test('a wide schema, for which Ajv generates other code, gets the same verdicts', () => {
+    // More than 8 properties: Ajv's additionalProperties looks names up in the properties object
+    // instead of comparing them one by one; the random schemas above have at most 3.
+    const names = Array.from({ length: 12 }, (_, index) => `p${index}`);
+    const schema = { type: 'object', properties: Object.fromEntries(names.map((name) => [name, { type: 'integer' }])), required: names, additionalProperties: false };
+    const all = (value: string): string => `{${names.map((name) => `"${name}": ${value}`).join(', ')}`;
+    assert.deepEqual(verdicts(schema, `${all('1')}}`), { accepted: true, codes: [] });
+    assert.deepEqual(verdicts(schema, `${all('"{{event.n}}"')}}`), { accepted: true, codes: [] });
+    assert.deepEqual(verdicts(schema, `${all('1')}, "p12": 1}`), { accepted: false, codes: ['TP410'] });
+    assert.deepEqual(verdicts(schema, `${all('1')}, "hasOwnProperty": 1}`), { accepted: false, codes: ['TP410'] });
+    assert.deepEqual(verdicts(schema, `${all('1.5')}}`), { accepted: false, codes: names.map(() => 'TP410') });
+    assert.deepEqual(verdicts(schema, '{"p0": 1}'), { accepted: false, codes: names.slice(1).map(() => 'TP410') });
+  });
+
   test('"examples" is inert for Ajv in both dialects: the same errors, at the same paths', () => {
     const schema = { type: 'object', properties: { a: { type: 'integer' }, 'd/e': { type: 'array', items: { type: 'string' } } }, required: ['b'], additionalProperties: false };
     const wrapped = { ...schema, examples: [] };
