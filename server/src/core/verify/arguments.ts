@@ -109,8 +109,9 @@ export const linearRegExp: RegExpEngine = Object.assign(
  * times (once per step that calls its tool), so the pass cost more than it saved. Compiling the
  * 150 live schemas of the verification benchmark took 86–137 ms without it, 179–241 ms with it
  * (issue 13: the cold `toolpin check` compiles every needed schema).
+ * Exported for test/unit/simpleSchema.property.test.ts, whose oracle compiles with these same options.
  */
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true, logger: false, code: { regExp: linearRegExp, optimize: false } } as const;
+export const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true, logger: false, code: { regExp: linearRegExp, optimize: false } } as const;
 
 /**
  * Compiled validators by live schema pin, least recently used dropped beyond `capacity`. One Ajv
