@@ -221,6 +221,17 @@ describe('arguments: dialects, placeholders and the validator cache', () => {
     assert.equal(Object.getPrototypeOf(value), Object.prototype);
     assert.deepEqual(Object.keys(value as object), ['a', 'b', 'c', '__proto__']);
   });
+  test('a repeated key replaces the placeholders of the value it replaces', () => {
+    const replaced = readArguments(parseJsonDocument('{ "a": "{{x}}", "a": 5, "b": { "c": "{{y}}" }, "b": 1, "d": 2, "d": "{{z}}" }').root!);
+    assert.deepEqual(replaced.placeholders, [{ path: ['d'], kind: 'any' }], 'only the last value of each key counts');
+    assert.deepEqual(replaced.value, { a: 5, b: 1, d: '{{z}}' });
+    // Through the whole check: the 5 that wins is not a string, whatever the template before it was.
+    const schema = { type: 'object', properties: { a: { type: 'string' } } };
+    for (const withAjv of [schema, { ...schema, examples: [] }]) {
+      assert.deepEqual(check('t', '{ "a": "{{event.x}}", "a": 5 }', withAjv).problems.map((found) => found.code), ['TP410']);
+      assert.deepEqual(check('t', '{ "a": 5, "a": "{{event.x}}" }', withAjv).problems, []);
+    }
+  });
   test('each live schema compiles once', () => {
     const validators = new ArgumentValidators();
     check('get-sum', '{ "a": 1 }', live('get-sum'), validators);

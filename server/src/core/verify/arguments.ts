@@ -264,6 +264,9 @@ function read(node: JsonNode, path: string[], placeholders: Placeholder[]): unkn
         if (key === undefined) continue;
         const valueNode = propertyValueNode(member);
         path.push(key);
+        // A repeated key replaces the earlier value (below), and with it the placeholders found in
+        // it: a template in the first "a" says nothing of the 5 in the second.
+        if (Object.hasOwn(result, key)) dropPlaceholdersUnder(placeholders, path);
         // A key without a value node is a value computed at run time (source files) or a syntax
         // error: it is present, and whatever it becomes holds no verdict.
         if (!valueNode) placeholders.push({ path: [...path], kind: 'any' });
@@ -295,6 +298,13 @@ function read(node: JsonNode, path: string[], placeholders: Placeholder[]): unkn
     default:
       return node.value;
   }
+}
+
+/** Removes, in place, the placeholders at or below `path`. */
+function dropPlaceholdersUnder(placeholders: Placeholder[], path: readonly string[]): void {
+  let kept = 0;
+  for (const placeholder of placeholders) if (!startsWith(placeholder.path, path)) placeholders[kept++] = placeholder;
+  placeholders.length = kept;
 }
 
 // ---------------------------------------------------------------------------------------------
