@@ -14,7 +14,14 @@
  * call (issue 13: 150 schemas, the largest part of the CPU that verification adds). Steps whose
  * arguments are what the tool asks for, the common case, need no validator at all.
  */
-import type { Placeholder } from './arguments';
+/**
+ * A value only known at run time, as core/verify/arguments.ts finds them (its `Placeholder`,
+ * written out here so that the two modules do not import each other).
+ */
+interface Placeholder {
+  readonly path: readonly string[];
+  readonly kind: 'any' | 'string';
+}
 
 /** The JSON Schema type names, as Ajv reads them. */
 const TYPE_NAMES: ReadonlySet<string> = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
