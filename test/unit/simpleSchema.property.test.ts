@@ -3,9 +3,11 @@
  *
  * Generated cases: live input schemas mostly inside the subset (`type` as a name or an array of
  * distinct names, `properties`, `required` (sometimes naming a key no property declares),
- * `additionalProperties` true, false or a schema, `items`, the annotations, a root `$schema` of
- * draft-07, 2020-12, an unknown draft, a number or none, nesting 0–4), and in about a quarter of
- * the cases one mutation that steps just outside it (enum, minLength, pattern, minimum, anyOf, a boolean
+ * `additionalProperties` true, false or a schema, `items`, the annotations, the value keywords
+ * enum, const, the numeric and length bounds and format, a root `$schema` of draft-07, 2020-12, an
+ * unknown draft, a number or none, nesting 0–4), and in about a quarter of the cases one mutation
+ * that steps just outside it (an object in an enum, a malformed minLength or minimum, multipleOf,
+ * pattern, anyOf, a boolean
  * subschema, a property or required name that Object.prototype has, duplicate `required` entries,
  * a type array with a duplicate, `type: []`, an unknown type name, a non-string annotation, a nested
  * `$schema`, tuple `items`, a malformed `additionalProperties`). The step's `arguments` are written
@@ -70,7 +72,38 @@ const annotations = {
 
 const typeSpec: fc.Arbitrary<unknown> = fc.oneof(fc.constantFrom(...TYPE_NAMES), fc.shuffledSubarray(TYPE_NAMES, { minLength: 1, maxLength: 3 }));
 
-const leafSchema: fc.Arbitrary<Schema> = fc.record({ type: typeSpec, ...annotations }, { requiredKeys: [] });
+/**
+ * The value keywords of the subset, with values the value generators below often meet and often
+ * miss: enum and const of primitives (including the 1 that "1.0" and "1e0" also are, and -0),
+ * numeric bounds around 0 and 1, length bounds around the generated strings' and arrays' lengths.
+ */
+const PRIMITIVES: readonly unknown[] = ['x', 'hello', '', 1, 0, -7, 1.5, true, false, null];
+const valueKeywords = {
+  enum: fc.subarray([...PRIMITIVES], { minLength: 1 }),
+  const: fc.constantFrom(...PRIMITIVES),
+  minimum: fc.constantFrom(0, 1, -7.5),
+  maximum: fc.constantFrom(1, 100, 0),
+  exclusiveMinimum: fc.constantFrom(0, -1),
+  exclusiveMaximum: fc.constantFrom(2, 1e30),
+  minLength: fc.constantFrom(0, 1, 5),
+  maxLength: fc.constantFrom(1, 5, 30),
+  minItems: fc.constantFrom(0, 1, 2),
+  maxItems: fc.constantFrom(1, 3),
+  format: fc.constantFrom('uri', 'date-time', 'no-such-format'),
+};
+
+/** A leaf: a type and annotations, and in a third of the cases one or two value keywords. */
+const leafSchema: fc.Arbitrary<Schema> = fc.oneof(
+  { arbitrary: fc.record({ type: typeSpec, ...annotations }, { requiredKeys: [] }), weight: 2 },
+  {
+    arbitrary: fc
+      .tuple(fc.record({ type: typeSpec, ...annotations }, { requiredKeys: [] }), fc.shuffledSubarray(Object.keys(valueKeywords), { minLength: 1, maxLength: 2 }))
+      .chain(([base, keywords]) =>
+        fc.record(Object.fromEntries(keywords.map((keyword) => [keyword, valueKeywords[keyword as keyof typeof valueKeywords] as fc.Arbitrary<unknown>]))).map((extra) => ({ ...base, ...extra })),
+      ),
+    weight: 1,
+  },
+);
 
 /** An object schema whose property schemas come from `sub`; `required` names declared keys, and sometimes "absent", which none declares. */
 function objectSchema(sub: fc.Arbitrary<Schema>): fc.Arbitrary<Schema> {
@@ -106,6 +139,7 @@ const MUTATIONS = [
   'minLength',
   'pattern',
   'minimum',
+  'multipleOf',
   'anyOf',
   'booleanSubschema',
   'prototypeProperty',
@@ -152,16 +186,20 @@ function mutate(schema: Schema, mutation: Mutation, pick: number): void {
   };
   switch (mutation) {
     case 'enum':
-      node.enum = ['x', 1, null, true];
+      // Objects in an enum are compared deeply by Ajv: outside the subset.
+      node.enum = ['x', { a: 1 }];
       break;
     case 'minLength':
-      node.minLength = 1;
+      node.minLength = [1.5, -1, '1'][pick % 3];
       break;
     case 'pattern':
       node.pattern = '^[a-c]*$';
       break;
     case 'minimum':
-      node.minimum = 0;
+      node.minimum = ['0', true][pick % 2];
+      break;
+    case 'multipleOf':
+      node.multipleOf = 2;
       break;
     case 'anyOf':
       node.anyOf = [{ type: 'string' }, { type: 'null' }];
@@ -555,6 +593,38 @@ describe('simpleSchema: edges', () => {
     // Ajv with strictNumbers off reads Infinity as an integer (`!(x % 1)` is true for NaN); the
     // fast path does not claim to know that and declines.
     assert.deepEqual(verdicts(integer, '{"n": 1e400}'), { accepted: false, codes: [] });
+  });
+
+  test('each value keyword: a value it takes is accepted, one it refuses goes to Ajv, which reports it', () => {
+    // [keyword schema of the property "v", a value it takes, a value it refuses], as arguments text.
+    const cases: Array<[Schema, string, string]> = [
+      [{ enum: ['a', 1, null] }, '1.0', '"b"'],
+      [{ enum: [true] }, 'true', 'false'],
+      [{ const: 'x' }, '"x"', '"y"'],
+      [{ const: 0 }, '-0', '1'],
+      [{ minimum: 1 }, '1', '0.5'],
+      [{ maximum: 1 }, '1', '1.5'],
+      [{ exclusiveMinimum: 1 }, '1.5', '1'],
+      [{ exclusiveMaximum: 1 }, '0.5', '1'],
+      [{ minLength: 2 }, '"😀😀"', '"😀"'],
+      [{ maxLength: 1 }, '"😀"', '"ab"'],
+      [{ minItems: 1 }, '[0]', '[]'],
+      [{ maxItems: 1 }, '[0]', '[0, 1]'],
+    ];
+    for (const [keyword, takes, refuses] of cases) {
+      const schema = { type: 'object', properties: { v: keyword } };
+      assert.ok(isSimpleSchema(schema), JSON.stringify(keyword));
+      assert.deepEqual(verdicts(schema, `{"v": ${takes}}`), { accepted: true, codes: [] }, `${JSON.stringify(keyword)} takes ${takes}`);
+      assert.deepEqual(verdicts(schema, `{"v": ${refuses}}`), { accepted: false, codes: ['TP410'] }, `${JSON.stringify(keyword)} refuses ${refuses}`);
+      // Bounds of another type's values say nothing: a string is no number, a number no string.
+      assert.equal(verdicts(schema, '{"v": {}}').accepted, !('enum' in keyword || 'const' in keyword));
+    }
+    // A string with a template inside: its literal text decides only when it passes.
+    const short = { type: 'object', properties: { v: { type: 'string', maxLength: 3 } } };
+    assert.deepEqual(verdicts(short, '{"v": "{{x}}"}'), { accepted: true, codes: [] }, 'a whole template is any value');
+    assert.equal(verdicts(short, '{"v": "long {{x}}"}').accepted, false, 'too long as written: Ajv decides');
+    // format is an annotation (format validation is off).
+    assert.deepEqual(verdicts({ type: 'object', properties: { v: { type: 'string', format: 'uri' } } }, '{"v": "not a uri"}'), { accepted: true, codes: [] });
   });
 
   test('a required key present as a whole template is accepted; a missing one is not', () => {

@@ -1,6 +1,6 @@
 /**
  * A verdict on a step's arguments without compiling the live schema, for the schemas most tools
- * have: an object with typed properties, `required` and `additionalProperties`.
+ * have: an object with typed properties, `required` and `additionalProperties`, enums and bounds.
  *
  * Contract: {@link acceptedWithoutAjv} returns true only when core/verify/arguments.ts
  * `checkArguments` would return no finding through Ajv: the schema is in a subset that both Ajv
@@ -26,8 +26,16 @@ interface Placeholder {
 /** The JSON Schema type names, as Ajv reads them. */
 const TYPE_NAMES: ReadonlySet<string> = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 
-/** Keywords whose value does not change a verdict, with the type the meta-schemas require of it (undefined: any JSON). */
-const ANNOTATIONS: Readonly<Record<string, 'string' | undefined>> = { description: 'string', title: 'string', $comment: 'string', default: undefined };
+/**
+ * Keywords whose value does not change a verdict, with the type the meta-schemas require of it
+ * (undefined: any JSON). `format` is one: AJV_OPTIONS turn format validation off.
+ */
+const ANNOTATIONS: Readonly<Record<string, 'string' | undefined>> = { description: 'string', title: 'string', $comment: 'string', format: 'string', default: undefined };
+
+/** Bounds on numbers: a finite number each (draft-07 and 2020-12 alike; draft-04's boolean exclusives are not read here). */
+const NUMBER_BOUNDS: ReadonlySet<string> = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+/** Bounds on lengths: a non-negative integer each. */
+const LENGTH_BOUNDS: ReadonlySet<string> = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
 
 /** How deep a subset schema may nest; deeper ones go to Ajv (a hostile schema cannot exhaust the stack here). */
 const MAX_SCHEMA_DEPTH = 32;
@@ -39,8 +47,11 @@ const simpleness = new WeakMap<object, boolean>();
  * Whether a live input schema is in the subset read here: every keyword one of `type` (a type name
  * or a non-empty array of distinct ones), `properties` (an object of subset schemas), `required`
  * (an array of distinct strings), `additionalProperties` (a boolean or a subset schema), `items`
- * (one subset schema), the annotations `description`, `title`, `$comment` (strings) and `default`,
- * and, at the root only, `$schema` (which `checkArguments` removes before Ajv compiles). No
+ * (one subset schema), `enum` (a non-empty array of strings, finite numbers, booleans and nulls),
+ * `const` (one of those), `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum` (finite
+ * numbers), `minLength` / `maxLength` / `minItems` / `maxItems` (non-negative integers), the
+ * annotations `description`, `title`, `$comment`, `format` (strings) and `default`, and, at the
+ * root only, `$schema` (which `checkArguments` removes before Ajv compiles). No
  * property or required name may be a member of `Object.prototype` ("constructor", "__proto__"…):
  * Ajv reads `data.constructor` of an object without that key, and that is Ajv's to decide. Each
  * keyword value is what both dialects' meta-schemas require, so Ajv compiles every such schema.
@@ -84,9 +95,22 @@ function isSubsetSchema(schema: unknown, root: boolean, depth: number): boolean 
       case '$schema':
         if (!root) return false;
         break;
+      case 'enum':
+        // Primitives only: Ajv compares them with ===, as `holds` does (objects it compares deeply).
+        if (!Array.isArray(value) || value.length === 0 || !value.every(isPrimitive)) return false;
+        break;
+      case 'const':
+        if (!isPrimitive(value)) return false;
+        break;
       default:
-        if (!Object.hasOwn(ANNOTATIONS, keyword)) return false;
-        if (ANNOTATIONS[keyword] === 'string' && typeof value !== 'string') return false;
+        if (NUMBER_BOUNDS.has(keyword)) {
+          if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+        } else if (LENGTH_BOUNDS.has(keyword)) {
+          if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return false;
+        } else {
+          if (!Object.hasOwn(ANNOTATIONS, keyword)) return false;
+          if (ANNOTATIONS[keyword] === 'string' && typeof value !== 'string') return false;
+        }
     }
   }
   return true;
@@ -110,6 +134,21 @@ function holds(schema: Record<string, unknown>, value: unknown, path: string[], 
   if (typeof value === 'number' && !Number.isFinite(value)) return false;
   const type = schema.type;
   if (type !== undefined && !(Array.isArray(type) ? type.some((name) => hasType(value, name as string)) : hasType(value, type as string))) return false;
+  if (schema.enum !== undefined && !(schema.enum as readonly unknown[]).some((allowed) => allowed === value)) return false;
+  if (schema.const !== undefined && schema.const !== value) return false;
+  if (typeof value === 'number') {
+    if (typeof schema.minimum === 'number' && value < schema.minimum) return false;
+    if (typeof schema.maximum === 'number' && value > schema.maximum) return false;
+    if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) return false;
+    if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) return false;
+  } else if (typeof value === 'string' && (schema.minLength !== undefined || schema.maxLength !== undefined)) {
+    const length = codePointLength(value);
+    if (typeof schema.minLength === 'number' && length < schema.minLength) return false;
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength) return false;
+  } else if (Array.isArray(value)) {
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems) return false;
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return false;
+  }
   if (isPlainObject(value)) {
     const properties = isPlainObject(schema.properties) ? schema.properties : undefined;
     const required = schema.required as readonly string[] | undefined;
@@ -152,6 +191,22 @@ function hasType(value: unknown, name: string): boolean {
     default:
       return typeof value === name;
   }
+}
+
+/** A string's length as Ajv counts it (its `ucs2length`): a surrogate pair is one character, a lone surrogate one too. */
+function codePointLength(text: string): number {
+  let length = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) index++;
+    length++;
+  }
+  return length;
+}
+
+/** A string, a finite number, a boolean or null. */
+function isPrimitive(value: unknown): boolean {
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
