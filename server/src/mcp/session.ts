@@ -16,7 +16,20 @@ import type { ServerDefinition } from '../core/verify/registry';
 import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
 import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
 import { SessionError } from './sessionError';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { scanningResponse } from './wireScan';
+
+/**
+ * The SDK's client validates the structured output of a tool call against the tool's
+ * `outputSchema`, and by default makes an Ajv instance with every format for that in each client
+ * it constructs. Toolpin lists tools and never calls one (its listing is a plain `tools/list`
+ * request, which compiles nothing), so each session would pay for an instance it never uses
+ * (issue 13: five of them in a cold check). This provider makes nothing; were a tool ever called,
+ * its output would read as invalid rather than unchecked.
+ */
+const NO_OUTPUT_VALIDATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'Toolpin does not validate tool output: it never calls a tool' }),
+};
 
 /**
  * How long a failed start waits for the rest of the server's standard error. A process that has
@@ -188,7 +201,7 @@ export class McpSession {
   ): Promise<McpSession> {
     // No capabilities are declared: a pin checker neither samples nor elicits. Some servers serve
     // more tools to clients that declare more (documented in docs/formats.md §5).
-    const client = new Client({ name: 'toolpin', version: options.clientVersion }, { capabilities: {} });
+    const client = new Client({ name: 'toolpin', version: options.clientVersion }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION });
     const session = new McpSession(client, transport, options, transportName, wireFindings);
     client.onerror = (error) => options.log(`[${definition.name}] ${options.redactor.redact(error.message)}`);
     client.onclose = () => {
