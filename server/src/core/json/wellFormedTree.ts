@@ -202,16 +202,7 @@ class WellFormedReader {
       property.valueNode = value;
       property.length = this.position - keyOffset;
       this.pending[this.top++] = property;
-      this.skipTrivia();
-      code = text.charCodeAt(this.position);
-      if (code === Char.Comma) {
-        this.position++;
-        this.skipTrivia();
-        code = text.charCodeAt(this.position);
-        if (code === Char.CloseBrace && !this.allowTrailingComma) throw REFUSED;
-      } else if (code !== Char.CloseBrace) {
-        throw REFUSED;
-      }
+      code = this.afterMember(Char.CloseBrace);
     }
     return this.close(node, start);
   }
@@ -228,18 +219,28 @@ class WellFormedReader {
       const item = this.value(node);
       if (item === TOO_DEEP) return TOO_DEEP;
       this.pending[this.top++] = item;
-      this.skipTrivia();
-      code = text.charCodeAt(this.position);
-      if (code === Char.Comma) {
-        this.position++;
-        this.skipTrivia();
-        code = text.charCodeAt(this.position);
-        if (code === Char.CloseBracket && !this.allowTrailingComma) throw REFUSED;
-      } else if (code !== Char.CloseBracket) {
-        throw REFUSED;
-      }
+      code = this.afterMember(Char.CloseBracket);
     }
     return this.close(node, start);
+  }
+
+  /**
+   * After a member or item: a comma and the next one (or, when allowed, the closing bracket), or
+   * the closing bracket. Returns the character at the new position (the next member's first, or
+   * the closing bracket); refuses anything else.
+   */
+  private afterMember(closing: Char.CloseBrace | Char.CloseBracket): number {
+    this.skipTrivia();
+    let code = this.text.charCodeAt(this.position);
+    if (code === Char.Comma) {
+      this.position++;
+      this.skipTrivia();
+      code = this.text.charCodeAt(this.position);
+      if (code === closing && !this.allowTrailingComma) throw REFUSED;
+    } else if (code !== closing) {
+      throw REFUSED;
+    }
+    return code;
   }
 
   /** Ends the container at the current position (its closing bracket) with the children pending since `start`. */
