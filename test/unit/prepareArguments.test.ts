@@ -32,8 +32,8 @@ function listed(inputSchema: unknown): ServerListing {
 }
 
 // Each has a keyword outside the subset core/verify/simpleSchema.ts reads, so it is compiled ahead.
-const ALPHA_SCHEMA = { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] };
-const BETA_SCHEMA = { type: 'object', properties: { text: { type: 'number', minimum: 0 } }, required: ['text'] };
+const ALPHA_SCHEMA = { type: 'object', properties: { text: { type: 'string', pattern: '^.+$' } }, required: ['text'] };
+const BETA_SCHEMA = { type: 'object', properties: { text: { type: 'number', multipleOf: 0.5 } }, required: ['text'] };
 // The same without them: of the subset, so compiled only for arguments it does not accept.
 const SUBSET_SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 
