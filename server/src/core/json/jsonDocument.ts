@@ -92,22 +92,35 @@ export function nestsTooDeep(text: string, limit = MAX_NESTING): boolean {
   return tooDeepAt(text, limit) >= 0;
 }
 
+/** How documents are read: comments and trailing commas allowed, an empty text a document without a value. */
+const DOCUMENT_OPTIONS: ParseOptions = { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true };
+
 /** Parses JSONC text (comments and trailing commas allowed) into a tree with offsets. */
 export function parseJsonDocument(text: string): JsonDocument {
-  const errors = new BoundedErrors(MAX_PROBLEMS_PER_FILE);
-  // The nesting is measured while the tree is built, and the text is scanned for where it goes too
-  // deep only when it does: a scan of every document before parsing it was a twentieth of a cold
-  // check (issue 13). A document so deep that the parser's recursion runs out of stack (far
-  // beyond the limit) is the same case.
+  // A well-formed text (nearly every one) is read in one pass and has no error to collect; only a
+  // text the reader refuses is read with `visit` into a bounded error list (an Array subclass,
+  // itself slow to make in a fresh process, issue 13). The nesting is measured while the tree is
+  // built, and the text is scanned for where it goes too deep only when it does: a scan of every
+  // document before parsing it was a twentieth of a cold check. A document so deep that the
+  // parser's recursion runs out of stack (far beyond the limit) is the same case.
   let root: JsonNode | undefined;
-  let tooDeep: boolean;
-  try {
-    const built = parseJsonTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true }, MAX_NESTING);
-    tooDeep = built === TOO_DEEP;
-    if (built !== TOO_DEEP) root = built;
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
+  let tooDeep = false;
+  let errors: BoundedErrors | undefined;
+  const wellFormed = buildWellFormedTree(text, DOCUMENT_OPTIONS, MAX_NESTING);
+  if (wellFormed === TOO_DEEP) {
     tooDeep = true;
+  } else if (wellFormed !== NOT_WELL_FORMED) {
+    root = wellFormed;
+  } else {
+    errors = new BoundedErrors(MAX_PROBLEMS_PER_FILE);
+    try {
+      const built = buildTreeWithVisit(text, errors, DOCUMENT_OPTIONS, MAX_NESTING);
+      if (built === TOO_DEEP) tooDeep = true;
+      else root = built;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      tooDeep = true;
+    }
   }
   if (tooDeep) {
     const deep = Math.max(0, tooDeepAt(text, MAX_NESTING));
@@ -117,14 +130,16 @@ export function parseJsonDocument(text: string): JsonDocument {
       problems: [problem('TP100', { offset: deep, length: 1 }, `JSON syntax error: the document nests deeper than ${MAX_NESTING} levels here, more than Toolpin reads`)],
     };
   }
-  const problems: Problem[] = [...errors].map((error) =>
-    problem(
-      'TP100',
-      { offset: error.offset, length: Math.max(error.length, 1) },
-      `JSON syntax error: ${SYNTAX_MESSAGES[error.error] ?? 'unexpected input'}`,
-    ),
-  );
-  if (errors.omitted > 0) problems.push(moreProblems(errors.omitted, { offset: errors.firstOmittedOffset, length: 1 }));
+  const problems: Problem[] = errors
+    ? [...errors].map((error) =>
+        problem(
+          'TP100',
+          { offset: error.offset, length: Math.max(error.length, 1) },
+          `JSON syntax error: ${SYNTAX_MESSAGES[error.error] ?? 'unexpected input'}`,
+        ),
+      )
+    : [];
+  if (errors && errors.omitted > 0) problems.push(moreProblems(errors.omitted, { offset: errors.firstOmittedOffset, length: 1 }));
   if (root === undefined && text.trim().length === 0) {
     problems.push(problem('TP100', { offset: 0, length: 0 }, 'JSON syntax error: the document is empty'));
   }
@@ -154,9 +169,13 @@ export function parseJsonTree(text: string, errors: ParseError[], options: Parse
 export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth: number): JsonNode | typeof TOO_DEEP | undefined;
 export function parseJsonTree(text: string, errors: ParseError[], options: ParseOptions, maxDepth = Number.POSITIVE_INFINITY): JsonNode | typeof TOO_DEEP | undefined {
   // A well-formed text (nearly every one) is read by the one-pass reader, which builds the same
-  // tree; `visit` below reads the rest, with its error recovery (core/json/wellFormedTree.ts).
+  // tree; `visit` reads the rest, with its error recovery (core/json/wellFormedTree.ts).
   const wellFormed = buildWellFormedTree(text, options, maxDepth);
-  if (wellFormed !== NOT_WELL_FORMED) return wellFormed;
+  return wellFormed !== NOT_WELL_FORMED ? wellFormed : buildTreeWithVisit(text, errors, options, maxDepth);
+}
+
+/** {@link parseJsonTree} from jsonc-parser's `visit` events, for any text (the builder of texts with errors). */
+function buildTreeWithVisit(text: string, errors: ParseError[], options: ParseOptions, maxDepth: number): JsonNode | typeof TOO_DEEP | undefined {
   // The artificial root holds the document's value (and, after an error, any values behind it).
   const artificialRoot: BuildingNode = { type: 'array', offset: -1, length: -1, parent: undefined, children: undefined };
   let current: BuildingNode = artificialRoot;

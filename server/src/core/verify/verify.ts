@@ -204,39 +204,47 @@ function cachedSchemaPin(tool: ListedTool): { pin: string; content: string } {
 }
 
 function liveSchemaPin(tools: ListedTool[]): LivePin {
-  const pins = new Set<string>();
+  // The pin of the first tool, and whether another tool of the name has a different one (a Set
+  // per verified step was most of what this allocated, for a name nearly always served once).
+  let first: string | undefined;
+  let differs = false;
   let content = '';
   for (const tool of tools) {
     if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
     if (tool.inputSchema === undefined) return { cannot: `tool "${tool.name}" is served without an inputSchema` };
     try {
       const cached = cachedSchemaPin(tool);
-      pins.add(cached.pin);
+      if (first === undefined) first = cached.pin;
+      else if (cached.pin !== first) differs = true;
       content = cached.content;
     } catch (error) {
       if (error instanceof CanonicalJsonError) return { cannot: `the inputSchema of "${tool.name}" is not plain JSON (${error.message})` };
       throw error;
     }
   }
-  if (pins.size > 1) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different input schemas` };
-  return { pin: [...pins][0]!, content, tool: tools[0]! };
+  if (differs) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different input schemas` };
+  return { pin: first!, content, tool: tools[0]! };
 }
 
 export function liveToolPin(tools: ListedTool[]): LivePin {
-  const pins = new Set<string>();
+  // As liveSchemaPin: the first pin, and whether another differs.
+  let first: string | undefined;
+  let differs = false;
   let content = '';
   for (const tool of tools) {
     if (tool.unpinnable) return { cannot: `tool "${tool.name}" cannot be pinned: ${tool.unpinnable}` };
     try {
-      pins.add(toolPin(tool));
+      const pin = toolPin(tool);
+      if (first === undefined) first = pin;
+      else if (pin !== first) differs = true;
       content = toolPinContent(tool);
     } catch (error) {
       if (error instanceof CanonicalJsonError) return { cannot: `tool "${tool.name}" is not plain JSON (${error.message})` };
       throw error;
     }
   }
-  if (pins.size > 1) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different content` };
-  return { pin: [...pins][0]!, content, tool: tools[0]! };
+  if (differs) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different content` };
+  return { pin: first!, content, tool: tools[0]! };
 }
 
 /** Compares a pinned value with a live one in the pin's own style, so a bare pin matches bare. */
