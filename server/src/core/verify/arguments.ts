@@ -11,8 +11,8 @@
  * not checked (Ajv ships none, and servers differ in which they enforce), no optimizing pass over
  * the generated code (see AJV_OPTIONS).
  * Compiled validators are cached by the live schema pin, so each live schema compiles once. A
- * schema of the common subset (typed properties, `required`, `additionalProperties`) is not
- * compiled at all for arguments it plainly accepts: core/verify/simpleSchema.ts answers those
+ * schema of the common subset (typed properties, `required`, `additionalProperties`, `items`,
+ * enums, constants and bounds) is not compiled at all for arguments it plainly accepts: core/verify/simpleSchema.ts answers those
  * with the same verdict, no finding, and Ajv reads only the arguments it does not accept.
  *
  * Hostile schemas: `pattern` and `patternProperties` come from servers, so they run on a
