@@ -5,7 +5,6 @@
  * and knows nothing of the process it runs in.
  */
 import { Console } from 'node:console';
-import { setFlagsFromString } from 'node:v8';
 import { createConnection, IPCMessageReader, IPCMessageWriter, ProposedFeatures } from 'vscode-languageserver/node';
 import { nodeRuntime } from './runtime';
 import { startServer } from './server';
@@ -31,15 +30,6 @@ export function startLanguageServer(transport: 'stdio' | 'node-ipc'): void {
       : createConnection(ProposedFeatures.all, process.stdin, process.stdout);
   // A stray rejection must never take the server down: it is logged, and the server keeps serving.
   process.on('unhandledRejection', (reason) => connection.console.error(`toolpin: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
-  // V8 grows its young generation up to 2 x 16 MiB when many young objects survive, as a scanned
-  // and verified workspace's trees do, and a long-lived process keeps that committed: 140 MiB with
-  // the 10,000-step file open, 118 with the young generation kept at its first size (issue 13).
-  // Measured with the bound kept for the whole session, edits stayed as fast (typing p50 6.0 ms,
-  // p95 11.9) and memory after 50 edits fell too (0.76 of the JSON language server's, median of
-  // three rounds). Allowing growth again at the first edit made memory after edits worse (1.60):
-  // what the smaller young generation promoted during the open stayed, and the young generation
-  // grew on top of it. V8 reads the factor each time it would grow the space, so setting it here
-  // takes effect.
-  setFlagsFromString('--semi-space-growth-factor=1');
+  // V8's young generation is bounded by the process's entry, dist/cli.js (cli/main.ts prepareProcess).
   startServer(connection, nodeRuntime);
 }

@@ -50,34 +50,23 @@ export function codeCacheFolder(env: NodeJS.ProcessEnv, platform: NodeJS.Platfor
   return base ? join(base, 'code-cache', runtime) : undefined;
 }
 
-/** What one process did with the cache, for tests and `TOOLPIN_CODE_CACHE_DEBUG`. */
-export interface CodeCacheUse {
-  readonly bundle: string;
-  /** `used`: compiled from the cache; `rejected`: V8 refused the entry; `missing`: there was none. */
-  readonly outcome: 'used' | 'rejected' | 'missing';
-}
-
-interface Compiled {
+/** A bundle compiled without a usable entry, whose entry is written at exit. */
+interface Unwritten {
   readonly script: Script;
   readonly entry: string;
   readonly bundle: string;
-  readonly write: boolean;
 }
 
 let installed = false;
 
-/**
- * Compiles the bundles of `bundleFolder` loaded from now on through the cache in `folder`.
- * Returns what was done with each bundle (filled in as they load). Installing twice is a no-op.
- */
-export function installCodeCache(folder: string | undefined, bundleFolder: string): CodeCacheUse[] {
-  const uses: CodeCacheUse[] = [];
+/** Compiles the bundles of `bundleFolder` loaded from now on through the cache in `folder`. Installing twice is a no-op. */
+export function installCodeCache(folder: string | undefined, bundleFolder: string): void {
   // Without the main context's loader for `import()`, a script compiled here could not import:
   // better no cache than a bundle that behaves differently.
   const dynamicImport: unknown = (vmConstants as Partial<typeof vmConstants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (installed || !folder || dynamicImport === undefined || !ownFolder(folder)) return uses;
+  if (installed || !folder || dynamicImport === undefined || !ownFolder(folder)) return;
   installed = true;
-  const compiled: Compiled[] = [];
+  const unwritten: Unwritten[] = [];
   const prototype = Module.prototype as unknown as { _compile(content: string, filename: string): unknown; require(id: string): unknown };
   const nodeCompile = prototype._compile;
   prototype._compile = function compileThroughCache(this: Module & { _compile: typeof nodeCompile }, content: string, filename: string): unknown {
@@ -93,9 +82,8 @@ export function installCodeCache(folder: string | undefined, bundleFolder: strin
     } catch {
       return nodeCompile.call(this, content, filename);
     }
-    const outcome = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used';
-    uses.push({ bundle, outcome });
-    compiled.push({ script, entry, bundle, write: outcome !== 'used' });
+    // No entry, or one V8 refused (other flags, another build of V8): write it at exit.
+    if (cachedData === undefined || script.cachedDataRejected === true) unwritten.push({ script, entry, bundle });
     const wrapper = script.runInThisContext() as (exports: unknown, require: unknown, module: unknown, filename: string, dirname: string) => unknown;
     const module = this as Module;
     const requireHere = Object.assign((id: string) => (module as unknown as typeof prototype).require(id), {
@@ -106,9 +94,8 @@ export function installCodeCache(folder: string | undefined, bundleFolder: strin
     return wrapper.call(module.exports, module.exports, requireHere, module, filename, dirname(filename));
   };
   process.once('exit', () => {
-    for (const done of compiled) if (done.write) writeEntry(folder, done);
+    for (const bundle of unwritten) writeEntry(folder, bundle);
   });
-  return uses;
 }
 
 /** Makes the folder when it is missing; true when it is the user's own and nobody else can write it. */
@@ -141,7 +128,7 @@ function readOwnFile(path: string): Buffer | undefined {
 }
 
 /** Writes one entry whole (a new file renamed over the old) and deletes the bundle's other entries. */
-function writeEntry(folder: string, done: Compiled): void {
+function writeEntry(folder: string, done: Unwritten): void {
   try {
     const data = done.script.createCachedData();
     const temporary = join(folder, `.${done.bundle}-${process.pid}.tmp`);
