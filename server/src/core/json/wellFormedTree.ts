@@ -26,6 +26,8 @@ export const NOT_WELL_FORMED: unique symbol = Symbol('not well formed');
 
 /** Thrown inside the reader at the first character it does not accept; never escapes it. */
 const REFUSED = { refused: true };
+/** Thrown inside the reader when objects and arrays nest deeper than allowed; never escapes it. */
+const DEEPER_THAN_ALLOWED = { deeperThanAllowed: true };
 
 const enum Char {
   Tab = 9,
@@ -72,6 +74,7 @@ export function buildWellFormedTree(text: string, options: ParseOptions, maxDept
   try {
     return reader.document();
   } catch (error) {
+    if (error === DEEPER_THAN_ALLOWED) return TOO_DEEP;
     // A refusal, or a recursion deeper than the stack allows: `visit` then decides (and recovers
     // or runs out of stack as it always did). A SyntaxError can only come from JSON.parse reading a
     // string literal this reader accepted, which its checks rule out; were they ever to differ
@@ -104,14 +107,13 @@ class WellFormedReader {
     this.allowEmptyContent = options.allowEmptyContent === true;
   }
 
-  document(): JsonNode | undefined | typeof TOO_DEEP {
+  document(): JsonNode | undefined {
     this.skipTrivia();
     if (this.position >= this.text.length) {
       if (this.allowEmptyContent) return undefined;
       throw REFUSED;
     }
     const root = this.value(undefined);
-    if (root === TOO_DEEP) return TOO_DEEP;
     this.skipTrivia();
     // Anything after the first value is jsonc-parser's EndOfFileExpected.
     if (this.position < this.text.length) throw REFUSED;
@@ -154,7 +156,7 @@ class WellFormedReader {
   }
 
   /** The value at the current position (trivia already skipped); leaves the position after it. */
-  private value(parent: JsonNode | undefined): JsonNode | typeof TOO_DEEP {
+  private value(parent: JsonNode | undefined): JsonNode {
     const text = this.text;
     const offset = this.position;
     const code = text.charCodeAt(offset);
@@ -179,10 +181,10 @@ class WellFormedReader {
     }
   }
 
-  private object(parent: JsonNode | undefined): JsonNode | typeof TOO_DEEP {
+  private object(parent: JsonNode | undefined): JsonNode {
     const text = this.text;
     const node: PlainBuildingNode = { type: 'object', offset: this.position, length: -1, parent, children: undefined };
-    if (++this.depth > this.maxDepth) return TOO_DEEP;
+    if (++this.depth > this.maxDepth) throw DEEPER_THAN_ALLOWED;
     const start = this.top;
     this.position++;
     this.skipTrivia();
@@ -198,7 +200,6 @@ class WellFormedReader {
       this.position++;
       this.skipTrivia();
       const value = this.value(property);
-      if (value === TOO_DEEP) return TOO_DEEP;
       property.valueNode = value;
       property.length = this.position - keyOffset;
       this.pending[this.top++] = property;
@@ -207,17 +208,16 @@ class WellFormedReader {
     return this.close(node, start);
   }
 
-  private array(parent: JsonNode | undefined): JsonNode | typeof TOO_DEEP {
+  private array(parent: JsonNode | undefined): JsonNode {
     const text = this.text;
     const node: PlainBuildingNode = { type: 'array', offset: this.position, length: -1, parent, children: undefined };
-    if (++this.depth > this.maxDepth) return TOO_DEEP;
+    if (++this.depth > this.maxDepth) throw DEEPER_THAN_ALLOWED;
     const start = this.top;
     this.position++;
     this.skipTrivia();
     let code = text.charCodeAt(this.position);
     while (code !== Char.CloseBracket) {
       const item = this.value(node);
-      if (item === TOO_DEEP) return TOO_DEEP;
       this.pending[this.top++] = item;
       code = this.afterMember(Char.CloseBracket);
     }
