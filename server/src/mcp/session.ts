@@ -9,6 +9,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
 import { errorCode, isRecord } from '../core/json/values';
 import { type CollectedListing, collectListing } from '../core/verify/listing';
@@ -16,7 +17,6 @@ import type { ServerDefinition } from '../core/verify/registry';
 import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
 import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
 import { SessionError } from './sessionError';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { scanningResponse } from './wireScan';
 
 /**

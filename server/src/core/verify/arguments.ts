@@ -12,8 +12,9 @@
  * the generated code (see AJV_OPTIONS).
  * Compiled validators are cached by the live schema pin, so each live schema compiles once. A
  * schema of the common subset (typed properties, `required`, `additionalProperties`, `items`,
- * enums, constants and bounds) is not compiled at all for arguments it plainly accepts: core/verify/simpleSchema.ts answers those
- * with the same verdict, no finding, and Ajv reads only the arguments it does not accept.
+ * enums, constants and bounds) is not compiled at all for arguments it plainly accepts:
+ * core/verify/simpleSchema.ts answers those with the same verdict, no finding, and Ajv reads only
+ * the arguments it does not accept.
  *
  * Hostile schemas: `pattern` and `patternProperties` come from servers, so they run on a
  * linear-time engine (re2js, the JavaScript port of RE2), never on the backtracking `RegExp`:
@@ -330,10 +331,10 @@ export function checkArguments(check: ArgumentCheck, validators: ArgumentValidat
   const node = check.argumentsNode;
   if (node && node.type !== 'object') return []; // a shape problem (TP103) says so already
   // Arguments that a schema of the common subset plainly accepts need no validator (simpleSchema.ts).
-  let read: { value: unknown; placeholders: Placeholder[] } | undefined;
+  let alreadyRead: { value: unknown; placeholders: Placeholder[] } | undefined;
   if (isSimpleSchema(check.liveSchema)) {
-    read = node ? readArguments(node) : { value: {}, placeholders: [] };
-    if (acceptedWithoutAjv(check.liveSchema, read.value, read.placeholders)) return [];
+    alreadyRead = node ? readArguments(node) : { value: {}, placeholders: [] };
+    if (acceptedWithoutAjv(check.liveSchema, alreadyRead.value, alreadyRead.placeholders)) return [];
   }
   const compiled = validators.get(check.liveSchema, check.liveSchemaPin);
   if (!compiled.ok) {
@@ -345,7 +346,7 @@ export function checkArguments(check: ArgumentCheck, validators: ArgumentValidat
     ];
   }
   if (node && validators.accepted.get(node) === compiled) return [];
-  const { value, placeholders } = read ?? (node ? readArguments(node) : { value: {}, placeholders: [] });
+  const { value, placeholders } = alreadyRead ?? (node ? readArguments(node) : { value: {}, placeholders: [] });
   let valid: boolean;
   try {
     valid = compiled.validate(value) === true;

@@ -160,8 +160,8 @@ function holds(schema: Record<string, unknown>, value: unknown, path: string[], 
       path.push(key);
       const ok = subschema !== false && holds(subschema as Record<string, unknown>, value[key], path, anyValues);
       path.pop();
-      // An undeclared key where additionalProperties is false fails, unless it is itself an
-      // any-value placeholder (Ajv's error is then at the object, which is not below it: fail).
+      // An undeclared key where additionalProperties is false fails even when its value is an
+      // any-value placeholder: Ajv reports it at the object, which is not below the placeholder.
       if (!ok) return false;
     }
   } else if (Array.isArray(value) && isPlainObject(schema.items)) {
