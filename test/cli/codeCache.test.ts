@@ -37,14 +37,14 @@ const entryName = entryOf('commands.js');
 const entryNames = [entryName, entryOf(path.join('lib', 'babel-parser.js'))].sort();
 
 let folders = 0;
+/** A cache folder no run has used yet (not made: the run makes it). */
 function freshCacheRoot(): string {
-  const made = path.join(scratch, `cache-${folders++}`);
-  return made;
+  return path.join(scratch, `cache-${folders++}`);
 }
 
 /** An offline check of the example workspace, with the cache under `cacheRoot` (or off). */
 function check(cacheRoot: string | undefined, extraEnv: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.TOOLPIN_CODE_CACHE;
   delete env.TOOLPIN_CODE_CACHE_DIR;
   if (cacheRoot === undefined) env.TOOLPIN_CODE_CACHE = '0';
