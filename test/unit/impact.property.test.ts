@@ -80,8 +80,10 @@ const MUTATIONS: Record<string, Mutation> = {
   'drop maxLength': (s, n) => props(s)[n] && delete props(s)[n]!.maxLength,
   'items type': (s, n) => props(s)[n]?.items !== undefined && ((props(s)[n]!.items as Schema).type = 'string'),
   '$ref indirection': (s, n) => {
-    // Not twice: a definition that is its own $ref is no schema (Ajv recurses forever on it).
-    if (!props(s)[n] || props(s)[n]!.$ref !== undefined) return;
+    // Not twice: a definition that is its own $ref is no schema (Ajv recurses forever on it). The
+    // property may have been wrapped since (an anyOf around the $ref), so the definition's name
+    // decides, not the property's own $ref (seed 2055212977 made D<n> refer to itself).
+    if (!props(s)[n] || props(s)[n]!.$ref !== undefined || (isDefs(s.$defs) && s.$defs[`D${n}`] !== undefined)) return;
     s.$defs = { ...(s.$defs as Schema | undefined), [`D${n}`]: props(s)[n] };
     props(s)[n] = { $ref: `#/$defs/D${n}` };
   },
