@@ -36,7 +36,10 @@ function compiledStack(pins: Record<string, string>, transportKind = 'stdio'): s
           type: 'api',
           provider: 'mcp',
           enabled: true,
-          timeoutMs: 30000,
+          connectionTimeoutMs: 30000,
+          requestTimeoutMs: 30000,
+          status: 'inactive',
+          authentication: { type: 'none' },
           providerConfig: {
             transport: { kind: transportKind, command: process.execPath, args: [fixtureServer, '--stdio'], env: {} },
             include: Object.keys(pins),

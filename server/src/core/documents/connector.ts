@@ -8,6 +8,7 @@ import { isParsedPin, type ParsedPin, parsePin } from '../pins/pins';
 import { type Problem, problem, type Span } from '../problems';
 import { isCredentialKey } from '../secrets';
 import { checkShape, openingSpan, type Shape } from '../json/shape';
+import { OBJECTSTACK_CONNECTOR_KEYS } from './objectstackKeys';
 
 export const CONNECTOR_NAME = /^[a-z_][a-z0-9_]*$/;
 const ENVIRONMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -65,10 +66,16 @@ export interface ConnectorAnalysis {
 
 const STRING_MAP: Shape = { kind: 'object', properties: {}, otherMembers: { kind: 'string' } };
 
-const INSTANCE_SHAPE: Shape = {
+/**
+ * A connector instance: ObjectStack's `ConnectorSchema` keys (objectstackKeys.ts, generated from
+ * the real schema), the ones Toolpin reads typed, every other one `any` (ObjectStack checks them).
+ * `provider` is optional there: an entry without one is a catalog descriptor (ADR-0097), valid and
+ * never an MCP connector. Connector files, Toolpin's own format, still require it (formats.md §4).
+ */
+const OBJECTSTACK_INSTANCE_SHAPE: Shape = {
   kind: 'object',
   properties: {
-    $schema: { kind: 'string' },
+    ...Object.fromEntries(OBJECTSTACK_CONNECTOR_KEYS.map((key): [string, Shape] => [key, { kind: 'any' }])),
     name: { kind: 'string' },
     label: { kind: 'string' },
     type: { kind: 'string' },
@@ -77,11 +84,14 @@ const INSTANCE_SHAPE: Shape = {
     providerConfig: { kind: 'object', properties: {}, otherMembers: { kind: 'any' } },
     auth: { kind: 'object', properties: {}, otherMembers: { kind: 'any' } },
   },
-  required: ['name', 'provider'],
+  required: ['name'],
 };
 
-/** An instance as `os compile` writes it: the authored keys, plus whatever defaults it fills in. */
-const COMPILED_INSTANCE_SHAPE: Shape = { ...INSTANCE_SHAPE, otherMembers: { kind: 'any' } };
+const INSTANCE_SHAPE: Shape = {
+  ...OBJECTSTACK_INSTANCE_SHAPE,
+  properties: { $schema: { kind: 'string' }, ...OBJECTSTACK_INSTANCE_SHAPE.properties },
+  required: ['name', 'provider'],
+};
 
 const MCP_PROVIDER_CONFIG_SHAPE: Shape = {
   kind: 'object',
@@ -134,6 +144,11 @@ export interface ConnectorReadOptions {
    * itself does not validate it.
    */
   readonly compiledStack?: boolean;
+  /**
+   * A `defineConnector` call or an inline stack entry of a source module: ObjectStack's own
+   * authoring, where an entry without `provider` is a valid catalog descriptor.
+   */
+  readonly objectStackSource?: boolean;
 }
 
 /** Parses and checks a connector file. Never throws. */
@@ -184,7 +199,7 @@ export function readInstance(node: JsonNode, index: number, problems: Problem[],
   const name = stringField(getProperty(node, 'name')?.valueNode);
   const provider = stringField(getProperty(node, 'provider')?.valueNode);
   const label = instanceLabel(index, name);
-  checkShape(node, options.compiledStack ? COMPILED_INSTANCE_SHAPE : INSTANCE_SHAPE, label, problems);
+  checkShape(node, options.compiledStack || options.objectStackSource ? OBJECTSTACK_INSTANCE_SHAPE : INSTANCE_SHAPE, label, problems);
 
   const configNode = getProperty(node, 'providerConfig')?.valueNode;
   const isMcp = provider?.value === 'mcp';

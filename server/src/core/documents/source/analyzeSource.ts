@@ -75,7 +75,7 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
     if (!call.config) continue;
     const index = instances.length;
     const found: Problem[] = [];
-    const read = readInstance(call.config, index, found);
+    const read = readInstance(call.config, index, found, { objectStackSource: true });
     const computed = computedParts(call.config, reading.computed, reading.open);
     const instance: ConnectorInstanceModel = { ...read, computed };
     problems.push(...found.filter((entry) => !(entry.code === 'TP305' && computed.include)));
