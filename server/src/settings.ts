@@ -14,6 +14,7 @@
  */
 import { isRecord } from './core/json/values';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './engine/timeouts';
+import { DEFAULT_MAX_SOURCE_BYTES } from './core/documents/source/sourceNames';
 import { pathToUri } from './util/uris';
 
 export { overallTimeoutFor } from './engine/timeouts';
@@ -58,6 +59,8 @@ export interface ToolpinSettings {
     readonly connectorFunctions: readonly string[];
     /** Modules re-exporting `mcpInvoke$` ("module" or "module#name"), besides the built-in one (resource-scoped). */
     readonly invokeFunctions: readonly string[];
+    /** Modules larger than this many bytes are not read, and say so (resource-scoped). */
+    readonly maxFileBytes: number;
   };
 }
 
@@ -125,14 +128,14 @@ export function parseSettings(received: unknown): ToolpinSettings {
     workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },
     servers: members(root.servers),
     history: { logGlobs: strings(history.logGlobs, ['**/*.events.jsonl']) },
-    sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true) },
+    sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true), maxFileBytes: Math.max(1, count(sources.maxFileBytes, DEFAULT_MAX_SOURCE_BYTES)) },
   };
 }
 
 export const DEFAULT_SETTINGS: ToolpinSettings = parseSettings(undefined);
 
 /** The settings package.json declares `"scope": "resource"`: read per workspace folder. */
-export const RESOURCE_SCOPED = ['validate.enable', 'history.logGlobs', 'sources.connectorFunctions', 'sources.invokeFunctions'] as const;
+export const RESOURCE_SCOPED = ['validate.enable', 'history.logGlobs', 'sources.connectorFunctions', 'sources.invokeFunctions', 'sources.maxFileBytes'] as const;
 
 /** The resource-scoped values of `folder` over the server-wide `global` ones. */
 function withResourceValues(global: ToolpinSettings, folder: ToolpinSettings): ToolpinSettings {

@@ -1,8 +1,9 @@
 /**
  * Which imported functions are the pin calls of a source file (docs/formats.md "Source files").
  *
- * Built in: `defineConnector` from `@objectstack/spec/integration` and `mcpInvoke$` from
- * `@loom/plugin-mcp`. A project that re-exports them from its own module, or wraps them under
+ * Built in: `defineConnector` from `@objectstack/spec/integration` and from the package root
+ * `@objectstack/spec` (which re-exports it), `defineStack` from `@objectstack/spec` (its inline
+ * `connectors: [ … ]`), and `mcpInvoke$` from `@loom/plugin-mcp`. A project that re-exports them from its own module, or wraps them under
  * another name, adds entries with two settings, `connectorFunctions` and `invokeFunctions` (the
  * editor's `toolpin.sources.*` settings, the CLI's `.toolpin/sources.jsonc`), each a list of:
  *
@@ -20,34 +21,67 @@
 
 /** The module that exports `defineConnector`, and the one that exports `mcpInvoke$`. */
 export const CONNECTOR_MODULE = '@objectstack/spec/integration';
+/** The package root of the spec: it re-exports `defineConnector` and exports `defineStack`. */
+export const SPEC_MODULE = '@objectstack/spec';
+export const DEFINE_STACK = 'defineStack';
 export const INVOKE_MODULE = '@loom/plugin-mcp';
 export const DEFINE_CONNECTOR = 'defineConnector';
 export const MCP_INVOKE_CALL = 'mcpInvoke$';
 
-export type CallKind = 'connector' | 'invoke';
+export type CallKind = 'connector' | 'invoke' | 'stack';
 
 /** For each kind of call: module specifier → the names under which it exports the function. */
 export interface SourceNames {
   readonly connector: ReadonlyMap<string, ReadonlySet<string>>;
   readonly invoke: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Every module specifier of both maps: a text that names none of them holds no call. */
+  /** `defineStack`: its `connectors: [ … ]` are connector instances. Built in only. */
+  readonly stack: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Every module specifier of the maps: a text that names none of them holds no call. */
   readonly modules: readonly string[];
+  /** Every exported name of the maps: a text that names none of them holds no call either. */
+  readonly functions: readonly string[];
+  /**
+   * Modules longer than this (in UTF-16 code units, about bytes for code) are not read: they are
+   * reported (TP113, or TP112 when they hold a pin literal). Setting `maxFileBytes`.
+   */
+  readonly maxFileBytes: number;
 }
+
+/** The default of {@link SourceNames.maxFileBytes}: 2 MiB, far above any hand-written module that holds pins. */
+export const DEFAULT_MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 
 /** The settings as given (any JSON value): two lists of `"module"` or `"module#name"` strings. */
 export interface SourceNameSettings {
   readonly connectorFunctions?: unknown;
   readonly invokeFunctions?: unknown;
+  /** A positive whole number of bytes (see {@link SourceNames.maxFileBytes}). */
+  readonly maxFileBytes?: unknown;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-function build(connector: Map<string, Set<string>>, invoke: Map<string, Set<string>>): SourceNames {
-  return { connector, invoke, modules: [...new Set([...connector.keys(), ...invoke.keys()])] };
+const STACK_NAMES: ReadonlyMap<string, ReadonlySet<string>> = new Map([[SPEC_MODULE, new Set([DEFINE_STACK])]]);
+
+function build(connector: Map<string, Set<string>>, invoke: Map<string, Set<string>>, maxFileBytes = DEFAULT_MAX_SOURCE_BYTES): SourceNames {
+  const maps = [connector, invoke, STACK_NAMES];
+  return {
+    connector,
+    invoke,
+    stack: STACK_NAMES,
+    modules: [...new Set(maps.flatMap((map) => [...map.keys()]))],
+    functions: [...new Set(maps.flatMap((map) => [...map.values()].flatMap((names) => [...names])))],
+    maxFileBytes,
+  };
 }
 
 /** The built-in names alone. */
-export const BUILT_IN_SOURCE_NAMES: SourceNames = build(new Map([[CONNECTOR_MODULE, new Set([DEFINE_CONNECTOR])]]), new Map([[INVOKE_MODULE, new Set([MCP_INVOKE_CALL])]]));
+export const BUILT_IN_SOURCE_NAMES: SourceNames = build(
+  new Map([
+    [CONNECTOR_MODULE, new Set([DEFINE_CONNECTOR])],
+    [SPEC_MODULE, new Set([DEFINE_CONNECTOR])],
+  ]),
+  new Map([[INVOKE_MODULE, new Set([MCP_INVOKE_CALL])]]),
+);
 
 /** One entry split into its module and exported name, or a reason it is not one. */
 export function parseSourceNameEntry(entry: unknown, ownName: string): { module: string; name: string } | { error: string } {
@@ -88,13 +122,16 @@ export function sourceNamesFrom(settings: SourceNameSettings | undefined): { nam
   };
   add('connectorFunctions', connector, DEFINE_CONNECTOR);
   add('invokeFunctions', invoke, MCP_INVOKE_CALL);
-  return { names: build(connector, invoke), problems };
+  const limit = settings?.maxFileBytes;
+  const valid = typeof limit === 'number' && Number.isSafeInteger(limit) && limit > 0;
+  if (limit !== undefined && limit !== null && !valid) problems.push('maxFileBytes is not a positive whole number of bytes');
+  return { names: build(connector, invoke, valid ? limit : DEFAULT_MAX_SOURCE_BYTES), problems };
 }
 
 /** A text that is equal for equal names (to tell whether a settings change changed them). */
 export function sourceNamesKey(names: SourceNames): string {
   const side = (map: ReadonlyMap<string, ReadonlySet<string>>): string[] => [...map].map(([module, exported]) => `${module}#${[...exported].sort().join(',')}`).sort();
-  return JSON.stringify([side(names.connector), side(names.invoke)]);
+  return JSON.stringify([side(names.connector), side(names.invoke), names.maxFileBytes]);
 }
 
 let runDefault: SourceNames = BUILT_IN_SOURCE_NAMES;
