@@ -47,7 +47,7 @@ describe('source names from the settings', () => {
       'invokeFunctions[2] names "1bad", which is not a JavaScript identifier; expected "module" or "module#name"',
     ]);
     assert.deepEqual([...names.invoke.keys()].sort(), ['@acme/platform', '@loom/plugin-mcp']);
-    assert.deepEqual([...names.connector.keys()], ['@objectstack/spec/integration']);
+    assert.deepEqual([...names.connector.keys()], ['@objectstack/spec/integration', '@objectstack/spec']);
     assert.deepEqual(sourceNamesFrom(undefined), { names: sourceNamesFrom({}).names, problems: [] });
   });
 });

@@ -199,7 +199,7 @@ export const d = defineConnector({
       ['stepId()', 'information'],
       ['name', 'information'],
       ['`fnv1a64:${hash}`', 'information'],
-      ['...common', 'information'],
+      // `...common` is a same-module constant: read, not computed (sourceValues.ts).
       ['toolName', 'information'],
       ["apiUrl('/mcp')", 'information'],
       ['...more', 'information'],

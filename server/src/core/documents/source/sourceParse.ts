@@ -22,10 +22,37 @@ import type { Span } from '../../problems';
 export type Program = ReturnType<typeof BabelParse>['program'];
 export type Statement = Program['body'][number];
 
+/*
+ * Babel's node types, derived from what `parse` returns (so no import of @babel/types, which is
+ * not a dependency of ours): each is a union discriminated by `type`, so a check of `type`
+ * narrows a node without a cast.
+ */
+export type Of<Union, Type extends string> = Extract<Union, { type: Type }>;
+export type VariableDeclarator = Of<Statement, 'VariableDeclaration'>['declarations'][number];
+export type Expression = NonNullable<VariableDeclarator['init']>;
+export type CallExpression = Of<Expression, 'CallExpression' | 'OptionalCallExpression'>;
+export type ObjectMember = Of<Expression, 'ObjectExpression'>['properties'][number];
+export type ObjectProperty = Of<ObjectMember, 'ObjectProperty'>;
+/** What {@link Converter.convert} is given: an argument, a property value or an array element. */
+export type ValueNode = CallExpression['arguments'][number] | ObjectProperty['value'] | ObjectMember;
+/** The nodes whose name {@link nameOf} reads. */
+export type NameNode = CallExpression['callee'] | Of<ObjectMember, 'ObjectProperty' | 'ObjectMethod'>['key'] | Of<Statement, 'ImportDeclaration'>['specifiers'][number]['local'] | Of<Expression, 'MemberExpression'>['property'] | ValueNode | VariableDeclarator['id'];
+/** Any node, as far as the walk over the tree needs to know it. */
+export interface WalkNode {
+  readonly type: string;
+}
+/** Where a node is: every Babel node has `start` and `end`. */
+export interface Located {
+  readonly start?: number | null;
+  readonly end?: number | null;
+}
+
 export interface UnreadableRegion {
   readonly span: Span;
   /** The parser's own words about the syntax error, or why the part was not read. */
   readonly reason: string;
+  /** The whole module was not read: it is over the size limit. */
+  readonly tooLarge?: boolean;
 }
 
 export interface ParsedModule {
@@ -71,16 +98,17 @@ function attempt(text: string, jsx: boolean, startIndex: number): Attempt {
 /**
  * Parses `text` (the part of a module that starts at `startIndex`) with JSX as `jsx` says, and
  * for `.js` files (`retryWithoutJsx`) once more without it: TypeScript-only syntax such as `<T>x`
- * reads as JSX. A file being typed that ends inside a call gets its brackets closed.
+ * reads as JSX. When the part ends the module (`endsModule`), a file being typed that ends inside
+ * a call gets its brackets closed.
  */
-function parsePart(text: string, jsx: boolean, retryWithoutJsx: boolean, startIndex: number): Attempt {
+function parsePart(text: string, jsx: boolean, retryWithoutJsx: boolean, startIndex: number, endsModule: boolean): Attempt {
   let result = attempt(text, jsx, startIndex);
   if ('error' in result && retryWithoutJsx) {
     const plain = attempt(text, false, startIndex);
     if (!('error' in plain)) return plain;
   }
-  // Only an error at the very end is a file being typed; closing brackets there keeps offsets.
-  if ('error' in result && atEnd(result.error, text, startIndex)) {
+  // Only an error at the very end of the module is a file being typed; closing brackets there keeps offsets.
+  if ('error' in result && endsModule && atEnd(result.error, text, startIndex)) {
     const closers = closingBrackets(text);
     if (closers) {
       const closed = attempt(text + closers, jsx, startIndex);
@@ -99,12 +127,12 @@ function atEnd(error: unknown, text: string, startIndex: number): boolean {
 /** Parses a module (see the contract at the top). `babelParser()` is called outside any catch: a broken install fails loudly. */
 export function parseModule(text: string, jsx: boolean, retryWithoutJsx: boolean): ParsedModule {
   babelParser();
-  const whole = parsePart(text, jsx, retryWithoutJsx, 0);
+  const whole = parsePart(text, jsx, retryWithoutJsx, 0, true);
   if (!('error' in whole)) return { statements: whole.statements, unreadable: [] };
   const statements: Statement[] = [];
   const unreadable: UnreadableRegion[] = [];
   for (const part of topLevelParts(text)) {
-    const read = parsePart(text.slice(part.offset, part.offset + part.length), jsx, retryWithoutJsx, part.offset);
+    const read = parsePart(text.slice(part.offset, part.offset + part.length), jsx, retryWithoutJsx, part.offset, part.offset + part.length === text.length);
     if ('error' in read) unreadable.push({ span: trimmed(text, part), reason: failureReason(read.error) });
     else statements.push(...read.statements);
   }
