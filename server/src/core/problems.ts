@@ -42,6 +42,8 @@ export const PROBLEM_CODES = {
   TP106: { severity: 'information', title: 'More problems than are shown' },
   TP110: { severity: 'information', title: 'Value computed at run time' },
   TP111: { severity: 'warning', title: 'Source statement cannot be read' },
+  TP112: { severity: 'error', title: 'Pins in code that cannot be read' },
+  TP113: { severity: 'warning', title: 'Module too large to read' },
 
   TP200: { severity: 'error', title: 'Duplicate step id' },
   TP201: { severity: 'error', title: 'Channel target is not a step' },

@@ -9,6 +9,7 @@ import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents/
 import { applyPolicyToVerification, type Policy } from '../core/verify/policy';
 import type { ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify/verify';
+import type { UnreadPin } from '../core/documents/source/sourceReader';
 import type { ListingSource } from './listingSource';
 import { pinnedToolsOf, type PinStoreReader, pinsOf } from './pinStore';
 import type { PolicyFile, PolicyReader } from './policyFile';
@@ -25,6 +26,7 @@ export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegis
   const results = [
     ...(blueprint ? [verifyBlueprint(blueprint, context)] : []),
     ...(connector ? [verifyConnector(document.path, connector, registry.definitions, context)] : []),
+    ...(document.model.kind === 'source' && document.model.unreadPins.length > 0 ? [unreadPinsResult(document.model.unreadPins)] : []),
   ];
   if (results.length === 1) return results[0]!;
   return {
@@ -33,12 +35,18 @@ export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegis
   };
 }
 
+/** The pins in parts of a module that could not be read (TP112): "cannot verify", each where it is. */
+function unreadPinsResult(pins: readonly UnreadPin[]): VerificationResult {
+  const reason = 'cannot verify: the code around this pin could not be read (TP112), so its tool and server are unknown';
+  return { verdicts: pins.map((pin) => ({ kind: pin.kind, tool: '(unread)', server: undefined, pinned: pin.pin, live: undefined, state: 'cannot-verify', reason, span: pin.span })), problems: [] };
+}
+
 /** The definitions a set of documents needs listed: every named server, and each connector's own. */
 export function definitionsNeeded(documents: readonly AnalyzedDocument[], registry: ServerRegistry): ServerDefinition[] {
   const needed = new Set<ServerDefinition>();
   for (const document of documents) {
     for (const step of blueprintOf(document)?.steps ?? []) {
-      if (!step.mcp?.pin) continue;
+      if (!step.mcp?.pin || step.mcp.serverComputed !== undefined) continue;
       if (step.mcp.server) {
         const definition = registry.get(step.mcp.server.value);
         if (definition) needed.add(definition);

@@ -12,6 +12,7 @@
 import { type CodeLens, CodeLensRefreshRequest, type Connection, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { connectorOf } from '../core/documents/documents';
+import { readsPins } from '../core/documents/connector';
 import type { Span } from '../core/problems';
 import { describeAge, type PinVerdict } from '../core/verify/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -84,7 +85,7 @@ export async function computeCodeLenses(document: TextDocument, workspace: LiveW
     }
   }
   for (const instance of connectorOf(analysis)?.instances ?? []) {
-    if (instance.provider?.value !== 'mcp' || !instance.name) continue;
+    if (!readsPins(instance) || !instance.name) continue;
     const spans = new Set(instance.snapshot.map((entry) => entry.pin.span.offset));
     groups.push({ anchor: instance.name.span, verdicts: verification.verdicts.filter((verdict) => spans.has(verdict.span.offset)), servers: [instance.name.value] });
   }

@@ -27,6 +27,12 @@ export interface McpInvokeInput {
   /** The parsed pin when `expectedSchemaHash` is well formed. */
   readonly pin: ParsedPin | undefined;
   readonly server: StringField | undefined;
+  /**
+   * Set only for steps read from source files whose `server` is computed and cannot be read: what
+   * it is, in the source's words. The pin is then "cannot verify", never checked against a server
+   * guessed from the tool's name.
+   */
+  readonly serverComputed?: string;
   readonly argumentsNode: JsonNode | undefined;
 }
 

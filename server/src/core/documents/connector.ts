@@ -51,7 +51,27 @@ export interface ConnectorInstanceModel {
    * (docs/formats.md "Source files"). A computed transport is never started; a computed include
    * or toolsSnapshot is not treated as complete.
    */
-  readonly computed?: { readonly transport: boolean; readonly include: boolean; readonly snapshot: boolean };
+  readonly computed?: {
+    readonly transport: boolean;
+    readonly include: boolean;
+    readonly snapshot: boolean;
+    /**
+     * The provider is computed and Toolpin cannot read it (a call, an imported constant): what it
+     * is, in the source's words. The instance's pins are kept and are "cannot verify", never
+     * dropped as those of a non-MCP connector.
+     */
+    readonly provider?: string;
+    /** `auth.credentialRef` is computed: the credential cannot be resolved, so the server is not contacted. */
+    readonly credential?: string;
+  };
+}
+
+/**
+ * True for an instance whose pins Toolpin reads: `provider: "mcp"`, or a provider computed at run
+ * time that may be `mcp` (its pins are then "cannot verify", never dropped).
+ */
+export function readsPins(instance: Pick<ConnectorInstanceModel, 'provider' | 'computed'>): boolean {
+  return instance.provider?.value === 'mcp' || instance.computed?.provider !== undefined;
 }
 
 export interface ConnectorModel {
@@ -149,6 +169,8 @@ export interface ConnectorReadOptions {
    * authoring, where an entry without `provider` is a valid catalog descriptor.
    */
   readonly objectStackSource?: boolean;
+  /** The provider is computed at run time (a source file): the pins are read as an MCP connector's. */
+  readonly providerComputed?: boolean;
 }
 
 /** Parses and checks a connector file. Never throws. */
@@ -202,13 +224,13 @@ export function readInstance(node: JsonNode, index: number, problems: Problem[],
   checkShape(node, options.compiledStack || options.objectStackSource ? OBJECTSTACK_INSTANCE_SHAPE : INSTANCE_SHAPE, label, problems);
 
   const configNode = getProperty(node, 'providerConfig')?.valueNode;
-  const isMcp = provider?.value === 'mcp';
+  const isMcp = provider?.value === 'mcp' || options.providerComputed === true;
   let transport: TransportModel | undefined;
   let include: StringField[] | undefined;
   const snapshot: SnapshotEntry[] = [];
   let snapshotSpan: Span | undefined;
 
-  if (isMcp && !configNode && provider) {
+  if (isMcp && !configNode && provider && !options.providerComputed) {
     problems.push(problem('TP104', provider.span, `${label} uses the mcp provider but has no "providerConfig" with a "transport"`, { data: { field: 'providerConfig' } }));
   }
   if (configNode?.type === 'object') {

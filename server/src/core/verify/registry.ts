@@ -7,7 +7,7 @@
  * ({@link serverKey}) says when two names are the same server, so it is connected to once.
  */
 import { canonicalJson } from '../pins/canonicalJson';
-import type { AuthModel, ConnectorModel } from '../documents/connector';
+import { type AuthModel, type ConnectorModel, readsPins } from '../documents/connector';
 import { getProperty, type JsonNode, objectProperties, parseJsonDocument, spanOf } from '../json/jsonDocument';
 import type { Span } from '../problems';
 
@@ -193,11 +193,16 @@ export function readMcpJsonServers(
 export function connectorServers(file: string, model: ConnectorModel, workspaceFolder: string): ServerDefinition[] {
   const definitions: ServerDefinition[] = [];
   for (const instance of model.instances) {
-    if (instance.provider?.value !== 'mcp' || !instance.name) continue;
+    if (!readsPins(instance) || !instance.name) continue;
     const origin: ServerOrigin = { kind: 'connector', file, span: instance.name.span };
     let transport: TransportSpec | undefined;
     let unusable: string | undefined;
-    if (instance.computed?.transport) {
+    if (instance.computed?.provider !== undefined) {
+      // Never guessed: a provider Toolpin cannot read may or may not be MCP.
+      unusable = `its provider is computed at run time (${instance.computed.provider}); Toolpin reads a literal, a same-module constant or spread, or MCP_PROVIDER_KEY of @objectstack/connector-mcp`;
+    } else if (instance.computed?.credential !== undefined) {
+      unusable = `its credential could not be resolved: auth.credentialRef is computed at run time (${instance.computed.credential})`;
+    } else if (instance.computed?.transport) {
       // A transport with a value computed at run time is never guessed at: it is not started.
       unusable = 'its transport is computed at run time';
     } else if (instance.transport?.kind === 'stdio') {

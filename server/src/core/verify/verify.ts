@@ -11,7 +11,7 @@ import { type ChangeReport, classifySchemaPinChange, classifyToolPinChange, read
 import { addedPoisoningCues, describeCues, modelReadableStrings, type PoisoningCue } from './poisoning';
 import { CanonicalJsonError } from '../pins/canonicalJson';
 import { fullDefinitionContent, outsideThePinProblems } from './fullDefinition';
-import type { ConnectorInstanceModel, ConnectorModel } from '../documents/connector';
+import { type ConnectorInstanceModel, type ConnectorModel, readsPins } from '../documents/connector';
 import type { CollectedListing, ListedTool } from './listing';
 import { formatPin, type ParsedPin, schemaPin, schemaPinContent, toolPin, toolPinContent } from '../pins/pins';
 import type { DriftData, RenameData, SecurityData, UnknownServerData, UnpinnedToolData, UnservedIncludeData, UnservedPinData } from './payloads';
@@ -386,6 +386,12 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     // file again, and each closure was garbage the next keystroke left behind.
 
     let candidates: ServerDefinition[];
+    if (mcp.serverComputed !== undefined) {
+      const reason = `cannot verify: the server is computed at run time (${mcp.serverComputed}); Toolpin reads a string literal, a same-module constant, or a member of a same-module \`as const\` object, and never guesses another server`;
+      problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: [] } }));
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', undefined, undefined, reason);
+      continue;
+    }
     if (mcp.server) {
       const definition = context.registry.get(mcp.server.value);
       if (!definition) {
@@ -490,7 +496,7 @@ export function verifyConnector(file: string, model: ConnectorModel, definitions
   const verdicts: PinVerdict[] = [];
   const problems: Problem[] = [];
   for (const instance of model.instances) {
-    if (instance.provider?.value !== 'mcp' || !instance.name) continue;
+    if (!readsPins(instance) || !instance.name) continue;
     const definition = definitions.find((candidate) => candidate.origin.file === file && candidate.origin.span?.offset === instance.name!.span.offset);
     if (!definition) continue;
     verifyInstance(instance, definition, context, verdicts, problems);

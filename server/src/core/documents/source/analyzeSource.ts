@@ -6,17 +6,22 @@
  * and never checked as if it were known; a statement the parser cannot get past is TP111.
  */
 import { type BlueprintModel, checkArgumentSecrets, checkSchemaPins, MCP_INVOKE, readMcpInput, type StepModel } from '../blueprint';
-import { checkConnectorNames, type ConnectorInstanceModel, type ConnectorModel, readInstance } from '../connector';
+import { checkConnectorNames, type ConnectorInstanceModel, type ConnectorModel, readInstance, readsPins } from '../connector';
 import type { JsonNode, StringField } from '../../json/jsonDocument';
 import { getProperty, spanOf, stringField } from '../../json/jsonDocument';
 import { type Problem, problem, type Span } from '../../problems';
-import { type ComputedValue, type InvokeCall, MCP_INVOKE_CALL, readSource } from './sourceReader';
+import { type ComputedValue, type InvokeCall, MCP_INVOKE_CALL, pinLiteralsIn, readSource, type SourceReading, type UnreadPin } from './sourceReader';
 import type { SourceNames } from './sourceNames';
 
 export interface SourceModel {
   readonly kind: 'source';
   readonly blueprint: BlueprintModel;
   readonly connector: ConnectorModel;
+  /**
+   * Pin literals in parts of the module Toolpin could not read (TP112): each is "cannot verify".
+   * A file that was not read completely is never a pass when it holds a pin.
+   */
+  readonly unreadPins: readonly UnreadPin[];
 }
 
 export interface SourceAnalysis {
@@ -61,7 +66,7 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
   const steps: StepModel[] = [];
   const unpinnedChecked: StepModel[] = [];
   reading.invocations.forEach((call, index) => {
-    const step = readInvocation(call, index, open, problems);
+    const step = readInvocation(call, index, open, problems, reading);
     steps.push(step);
     labelled.push({ call: call.span, label: step.id ? `step "${step.id.value}"` : `step #${index + 1}` });
     // A hash that is computed, or that a spread may bring, is not "missing".
@@ -75,8 +80,10 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
     if (!call.config) continue;
     const index = instances.length;
     const found: Problem[] = [];
-    const read = readInstance(call.config, index, found, { objectStackSource: true });
-    const computed = computedParts(call.config, reading.computed, reading.open);
+    const provider = providerComputed(call.config, call.span, reading);
+    const read = readInstance(call.config, index, found, { objectStackSource: true, ...(provider !== undefined ? { providerComputed: true } : {}) });
+    const credential = readsPins({ provider: read.provider, computed: provider !== undefined ? { transport: false, include: false, snapshot: false, provider } : undefined }) ? credentialComputed(call.config, call.span, reading) : undefined;
+    const computed = { ...computedParts(call.config, reading.computed, reading.open), ...(provider !== undefined ? { provider } : {}), ...(credential !== undefined ? { credential } : {}) };
     const instance: ConnectorInstanceModel = { ...read, computed };
     problems.push(...found.filter((entry) => !(entry.code === 'TP305' && computed.include)));
     instances.push(instance);
@@ -96,7 +103,9 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
   // description), and not in connectors of another provider, whose configuration it never reads.
   const otherProvider = reading.connectors.filter((call) => {
     const provider = call.config ? stringField(getProperty(call.config, 'provider')?.valueNode) : undefined;
-    return provider !== undefined && provider.value !== 'mcp';
+    // A catalog descriptor (no provider, nothing computed that could bring one) is not MCP either.
+    const descriptor = call.config !== undefined && !getProperty(call.config, 'provider') && !reading.open.has(call.config);
+    return (provider !== undefined && provider.value !== 'mcp') || descriptor;
   });
   const reported = reading.computed.filter((value) => !/^(label|description)(\.|$)/.test(value.path) && !otherProvider.some((call) => within(value.span, call.span)));
   for (const value of reported) {
@@ -104,14 +113,57 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
     const where = owner ? ` of ${owner.label}` : '';
     kept.push(problem('TP110', value.span, `${describePath(value.path)}${where} cannot be checked: computed at run time`, { data: { path: value.path } }));
   }
+  const unreadPins: UnreadPin[] = [];
   for (const region of reading.unreadable) {
-    kept.push(problem('TP111', region.span, `the pins in these lines cannot be read until the syntax error is fixed: ${region.reason}`));
+    const pins = pinLiteralsIn(text, region.tooLarge ? { offset: 0, length: text.length } : region.span);
+    unreadPins.push(...pins);
+    if (pins.length > 0) {
+      kept.push(problem('TP112', region.span, `${pins.length} pin literal(s) in ${region.tooLarge ? 'this module' : 'these lines'} cannot be verified: ${region.reason}`, { data: { pins: pins.length } }));
+    } else if (region.tooLarge) {
+      kept.push(problem('TP113', region.span, region.reason));
+    } else {
+      kept.push(problem('TP111', region.span, `the pins in these lines cannot be read until the syntax error is fixed: ${region.reason}`));
+    }
   }
   kept.sort((a, b) => a.span.offset - b.span.offset);
-  return { model: { kind: 'source', blueprint, connector }, problems: kept };
+  return { model: { kind: 'source', blueprint, connector, unreadPins }, problems: onePerPosition(kept) };
 }
 
-function readInvocation(call: InvokeCall, index: number, open: readonly JsonNode[], problems: Problem[]): StepModel {
+/** One report per problem per position: the same code, place and message said once. */
+function onePerPosition(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((found) => {
+    const key = `${found.code} ${found.span.offset} ${found.span.length} ${found.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The computed value at `path` of the call at `span`, or the first spread of `object` when it may bring the key. */
+function computedAt(object: JsonNode, span: Span, path: string, reading: SourceReading): string | undefined {
+  const inCall = reading.computed.filter((value) => within(value.span, span));
+  const property = getProperty(object, path.slice(path.lastIndexOf('.') + 1));
+  if (property && !property.valueNode) return inCall.find((value) => value.path === path)?.text ?? 'a computed value';
+  if (!property && reading.open.has(object)) return inCall.find((value) => value.path.endsWith('…spread'))?.text ?? 'a spread';
+  return undefined;
+}
+
+/** What a connector's provider is, when it is computed and cannot be read; undefined when it is a literal or absent. */
+function providerComputed(config: JsonNode, span: Span, reading: SourceReading): string | undefined {
+  // A spread may bring a provider, but it matters only where there are pins to keep.
+  if (!getProperty(config, 'provider') && !getProperty(config, 'providerConfig')) return undefined;
+  return computedAt(config, span, 'provider', reading);
+}
+
+/** What a connector's `auth.credentialRef` (or its whole `auth`) is, when computed. */
+function credentialComputed(config: JsonNode, span: Span, reading: SourceReading): string | undefined {
+  const auth = getProperty(config, 'auth');
+  if (auth && !auth.valueNode) return computedAt(config, span, 'auth', reading);
+  return auth?.valueNode?.type === 'object' ? computedAt(auth.valueNode, span, 'auth.credentialRef', reading) : undefined;
+}
+
+function readInvocation(call: InvokeCall, index: number, open: readonly JsonNode[], problems: Problem[], reading: SourceReading): StepModel {
   const id: StringField | undefined = stringField(call.id);
   const label = id ? `step "${id.value}"` : `step #${index + 1}`;
   const effect: StringField = { value: MCP_INVOKE, span: call.calleeSpan };
@@ -123,7 +175,9 @@ function readInvocation(call: InvokeCall, index: number, open: readonly JsonNode
     }
     return { index, node, id, effect, mcp: undefined, channels: [] };
   }
-  const mcp = readMcpInput(call.options, `the options of ${MCP_INVOKE_CALL} ${label}`, problems);
+  const read = readMcpInput(call.options, `the options of ${MCP_INVOKE_CALL} ${label}`, problems);
+  const serverComputed = computedAt(call.options, call.span, 'server', reading);
+  const mcp = serverComputed !== undefined ? { ...read, serverComputed } : read;
   // Arguments with a spread inside are not complete: checking them against the live schema would guess.
   const args = mcp.argumentsNode;
   const argumentsOpen = args !== undefined && open.some((candidate) => isUnder(candidate, args));
