@@ -130,6 +130,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
         // would otherwise succeed silently.
         const where = roots.length === 1 && roots[0] === '.' ? 'the current folder' : roots.join(', ');
         io.stderr(`toolpin ${command}: no blueprint or connector file (${DOCUMENT_PATTERNS}) under ${where}; nothing was verified\n`);
+      } else if (issue.kind === 'nothing-to-check') {
+        io.stderr(`toolpin ${command}: ${displayPath(io.cwd, issue.path)} holds no defineConnector, defineStack connector or mcpInvoke$ call Toolpin recognises; nothing to check\n`);
       } else if (issue.kind === 'not-a-document') io.stderr(`toolpin ${command}: ${displayPath(io.cwd, issue.path)} is not a blueprint or connector file (${DOCUMENT_PATTERNS})\n`);
       else io.stderr(`toolpin ${command}: cannot read ${displayPath(io.cwd, issue.path)}: ${issue.message}\n`);
     }

@@ -23,7 +23,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
-import { analyzeDocument, connectorOf } from '../core/documents/documents';
+import { analyzeDocument, connectorOf, isCompiledStack } from '../core/documents/documents';
 import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/documents/fixes';
 import { LineIndex } from '../core/json/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins/pins';
@@ -33,7 +33,7 @@ import { terminalSafe } from '../core/report/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
 import { errorMessage } from '../core/json/values';
 import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
-import { type CheckArgs, type CliDocument, verifyPaths } from './checkCommand';
+import { type CheckArgs, type CliDocument, displayPath, type VerifiedWorkspace, verifyPaths } from './checkCommand';
 import { type CliIo, readIfPresent } from './io';
 
 export interface PinArgs extends Omit<CheckArgs, 'format'> {
@@ -141,6 +141,9 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
     missing.push(...changes.missing);
   }
   if (verified.couldNotRead) unverified++;
+  const builtOutput = refuseBuildOutput(io, verified, repins);
+  repins.splice(0, repins.length, ...repins.filter((repin) => !builtOutput.includes(repin)));
+  if (builtOutput.length > 0 && repins.length === 0 && missing.length === 0) return 1;
   const forTool = args.tool ? ` for tool "${args.tool}"` : '';
   if (repins.length === 0 && missing.length === 0) {
     io.stdout(`Nothing to re-pin${forTool}: no drifted or missing pin.${unverified > 0 ? ` ${unverified} pin(s) or file(s) could not be verified; run toolpin check for details.` : ''}\n`);
@@ -219,6 +222,22 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
   if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
   return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 ? 1 : 0;
+}
+
+/**
+ * The re-pins that would edit ObjectStack's compiled stack (`dist/objectstack.json`), said and
+ * returned: it is a build output (`os compile` rewrites it, and it is usually not committed), so
+ * `pin` never writes it. The pin belongs in the source module that defines the connector, which is
+ * named when the workspace has one (its own drift is re-pinned there when it is checked too).
+ */
+function refuseBuildOutput(io: CliIo, verified: VerifiedWorkspace, repins: readonly Repin[]): Repin[] {
+  const refused = repins.filter((repin) => isCompiledStack(repin.document.path));
+  for (const repin of refused) {
+    const source = verified.registry.definitions.find((definition) => definition.name === repin.server && definition.origin.kind === 'connector' && definition.origin.file !== undefined && !isCompiledStack(definition.origin.file));
+    const there = source?.origin.file ? `re-pin it in ${displayPath(io.cwd, source.origin.file)}, which defines connector "${repin.server}", then run os compile` : `no module of this workspace defines connector "${repin.server}": write the pin where the stack is authored (defineConnector, or defineStack's connectors), then run os compile`;
+    io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: ${repin.document.display} is a build output of os compile; ${there}\n`);
+  }
+  return refused;
 }
 
 interface WriteOutcome {

@@ -43,7 +43,9 @@ export type CheckIssue =
   /** A file given explicitly that is not a Toolpin document. */
   | { readonly kind: 'not-a-document'; readonly path: string }
   /** A document that could not be read. */
-  | { readonly kind: 'read-failed'; readonly path: string; readonly message: string };
+  | { readonly kind: 'read-failed'; readonly path: string; readonly message: string }
+  /** A module named explicitly that holds no pin site (no recognised call, nothing unreadable with a pin): nothing to check. */
+  | { readonly kind: 'nothing-to-check'; readonly path: string };
 
 /** The file access of a check, injected (the CLI's I/O scrubs secrets from what it writes). */
 export interface CheckFileAccess {
@@ -299,6 +301,22 @@ class ListingsAsNeeded<Source extends ListingSource> {
 }
 
 /**
+ * The modules among `documents` that were named as roots themselves and hold no pin site: no
+ * `defineConnector`, `defineStack` connector or `mcpInvoke$` call, and no pin in a part that could
+ * not be read. Named explicitly, such a file is a mistake (a wrong file, an import Toolpin does not
+ * recognise), so it is not a pass; found in a folder, it is simply not a document.
+ */
+function nothingToCheck(roots: readonly string[], documents: readonly CheckedDocument[]): CheckIssue[] {
+  const named = new Set(roots);
+  return documents.flatMap((document): CheckIssue[] => {
+    const model = document.model;
+    if (model.kind !== 'source' || !named.has(document.path)) return [];
+    const empty = model.blueprint.steps.length === 0 && model.connector.instances.length === 0 && model.unreadPins.length === 0;
+    return empty ? [{ kind: 'nothing-to-check', path: document.path }] : [];
+  });
+}
+
+/**
  * The whole check (see the contract at the top).
  *
  * The servers start while the documents are still being analyzed: the documents that can declare
@@ -333,6 +351,8 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
     documents.push(document);
     if (!options.offline) needs.askFor(document);
   }
+  const nothing = nothingToCheck(options.roots, documents);
+  if (nothing.length > 0) options.onIssues?.(nothing);
   const listings = await needs.finish();
   const store = new PinStoreReader(
     (file) => options.files.readIfPresent(file),
@@ -348,7 +368,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   return {
     workspaceFolder: options.workspaceFolder,
     documents,
-    issues: read.issues,
+    issues: [...read.issues, ...nothing],
     registry,
     listings,
     results,
