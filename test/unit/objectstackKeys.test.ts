@@ -60,7 +60,7 @@ describe('ObjectStack connector keys', () => {
   });
 
   test('every key of the schema is known in a defineConnector call; a typo and a retired key are still TP102', () => {
-    const members = OBJECTSTACK_CONNECTOR_KEYS.map((key) => `  ${key}: undefined as never,`).join('\n');
+    const members = OBJECTSTACK_CONNECTOR_KEYS.map((key) => `  ${key}: 0,`).join('\n');
     const text = `import { defineConnector } from '@objectstack/spec/integration';\nexport const c = defineConnector({\n${members}\n  enabeld: false,\n  rateLimitConfig: {},\n});\n`;
     const unknown = analyzeSource(text, 'c.ts').problems.filter((found) => found.code === 'TP102');
     assert.deepEqual(unknown.map((found) => text.slice(found.span.offset, found.span.offset + found.span.length)), ['enabeld', 'rateLimitConfig']);

@@ -129,11 +129,14 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
   return { model: { kind: 'source', blueprint, connector, unreadPins }, problems: onePerPosition(kept) };
 }
 
-/** One report per problem per position: the same code, place and message said once. */
+/**
+ * One report per problem per position: the same code at the same place is said once (a constant
+ * shared by several calls is one literal, whatever number of calls read it).
+ */
 function onePerPosition(problems: readonly Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((found) => {
-    const key = `${found.code} ${found.span.offset} ${found.span.length} ${found.message}`;
+    const key = `${found.code} ${found.span.offset} ${found.span.length}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
