@@ -128,7 +128,7 @@ export function parseSettings(received: unknown): ToolpinSettings {
     workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },
     servers: members(root.servers),
     history: { logGlobs: strings(history.logGlobs, ['**/*.events.jsonl']) },
-    sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true), maxFileBytes: Math.max(1, count(sources.maxFileBytes, DEFAULT_MAX_SOURCE_BYTES)) },
+    sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true), maxFileBytes: Math.max(1, Math.floor(count(sources.maxFileBytes, DEFAULT_MAX_SOURCE_BYTES))) },
   };
 }
 

@@ -79,7 +79,7 @@ test('an ill-typed value falls back to its own default and keeps its neighbours'
   assert.deepEqual(parsed.workspaceScan, DEFAULT_SETTINGS.workspaceScan);
   assert.deepEqual(parsed.servers, {});
   assert.deepEqual(parsed.history.logGlobs, ['**/*.events.jsonl']);
-  assert.deepEqual(parsed.sources, { connectorFunctions: [], invokeFunctions: ['@acme/platform#step'] }, 'an empty module name is ill-typed');
+  assert.deepEqual(parsed.sources, { connectorFunctions: [], invokeFunctions: ['@acme/platform#step'], maxFileBytes: 2 * 1024 * 1024 }, 'an empty module name is ill-typed');
   for (const garbage of [null, 42, 'toolpin', [], { validate: null }]) assert.deepEqual(parseSettings(garbage), DEFAULT_SETTINGS, JSON.stringify(garbage));
 });
 
@@ -121,11 +121,15 @@ const zodSchema = zodSection({
   workspaceScan: zodSection({ enable: zodFlag(true), maxFiles: zodCount(500) }),
   servers: z.record(z.string(), z.unknown()).catch(() => ({})),
   history: zodSection({ logGlobs: z.array(z.string()).catch(() => ['**/*.events.jsonl']) }),
-  sources: zodSection({ connectorFunctions: z.array(z.string().min(1)).catch(() => []), invokeFunctions: z.array(z.string().min(1)).catch(() => []) }),
+  sources: zodSection({
+    connectorFunctions: z.array(z.string().min(1)).catch(() => []),
+    invokeFunctions: z.array(z.string().min(1)).catch(() => []),
+    maxFileBytes: zodCount(2 * 1024 * 1024).transform((value) => Math.max(1, Math.floor(value))),
+  }),
 });
 
 test('settings read as the zod schema they replaced reads them, on arbitrary input', () => {
-  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'sources', 'connectorFunctions', 'invokeFunctions', 'other'];
+  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'sources', 'connectorFunctions', 'invokeFunctions', 'maxFileBytes', 'other'];
   const leaf = fc.oneof(
     fc.constantFrom(null, true, false, 0, -0, -1, 0.5, 99_999, 1e300, '', 'off', 'messages', 'verbose', 'x', '**/*.log'),
     fc.double(),
