@@ -135,6 +135,9 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
       const scope = await gitignoreScope(folder, relative);
       if (scope) scopes = [...parentScopes, scope];
     }
+    // The content test of a folder's files runs for all of them at once: one by one, a tree of
+    // thousands of modules waited on each read in turn (issue 23).
+    const accepting: Array<Promise<string | undefined>> = [];
     for (const entry of entries.sort(byName)) {
       const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
       const child = path.join(folder, entry.name);
@@ -150,10 +153,15 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
         const target = await stat(child).catch(() => undefined);
         if (!target?.isFile()) continue;
       }
-      if (options.accept && !(await options.accept(child))) continue;
+      if (options.accept) {
+        const accept = options.accept;
+        accepting.push(accept(child).then((accepted) => (accepted ? child : undefined)));
+        continue;
+      }
       found.push(child);
       if (found.length >= limit) break;
     }
+    for (const child of await Promise.all(accepting)) if (child !== undefined && found.length < limit) found.push(child);
   }
   return found.sort();
 }
