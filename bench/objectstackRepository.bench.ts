@@ -12,7 +12,8 @@
  * Floor: the least any reader of the same pins must do, in a process of its own: a plain recursive
  * walk of the same tree (the same skipped folders), reading each TypeScript or JavaScript file, and
  * a bare Babel parse (`@babel/parser`, TypeScript plugin, error recovery) of each candidate module:
- * those whose text passes the same cheap test (`mayHoldPins`). Goal: ours / floor ≤ 1.5 in wall
+ * those whose text passes the same cheap tests (`mayHoldPins` on the bytes, `importsPinFunction`
+ * on the text). Goal: ours / floor ≤ 1.5 in wall
  * time, and ours ≤ 150 MB peak.
  *
  * Method: one warm-up of each side, then --samples rounds (default 5) of one sample of each side,
@@ -24,7 +25,7 @@ import { cpus, loadavg } from 'node:os';
 import { extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse } from '@babel/parser';
-import { mayHoldPins } from '../server/src/core/documents/source/sourceReader';
+import { importsPinFunction, mayHoldPins } from '../server/src/core/documents/source/sourceReader';
 import { SKIPPED_FOLDERS } from '../server/src/io/fileFinder';
 import { findRepoRoot, option, stats } from './support/benchSupport';
 
@@ -48,8 +49,9 @@ function floor(repo: string): void {
       } else if (entry.isFile() && SOURCE_EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.d.ts')) {
         const bytes = readFileSync(path);
         if (!mayHoldPins(bytes)) continue;
-        candidates++;
         const text = bytes.toString('utf8');
+        if (!importsPinFunction(text)) continue;
+        candidates++;
         try {
           parse(text, { sourceType: 'unambiguous', errorRecovery: true, attachComment: false, plugins: ['typescript', ['decorators', {}], 'decoratorAutoAccessors'] });
         } catch {

@@ -213,7 +213,7 @@ export const d = defineConnector({
     const steps = analysis.model.blueprint.steps;
     assert.deepEqual(steps.map((step) => step.mcp?.expectedSchemaHash?.value), [undefined, SCHEMA_A, undefined]);
     const instance = analysis.model.connector.instances[0]!;
-    assert.deepEqual(instance.computed, { transport: true, include: false, snapshot: true });
+    assert.deepEqual(instance.computed, { transport: true, include: false, snapshot: true, credential: 'process.env.REF_NAME' });
     const [server] = connectorServers('/w/a.ts', analysis.model.connector, '/w');
     assert.equal(server?.transport, undefined, 'a computed transport is never started');
     assert.equal(server?.unusable, 'its transport is computed at run time');
@@ -241,7 +241,7 @@ export const two = mcpInvoke$('two', {
     assert.deepEqual(analysis.problems, []);
   });
 
-  test('an unfinished call before complete ones: only the unfinished statement is TP111', () => {
+  test('an unfinished call before complete ones: only the unfinished statement is reported (TP112: it holds a pin, which cannot be verified)', () => {
     const text = `import { mcpInvoke$ } from '@loom/plugin-mcp';
 export const one = mcpInvoke$('one', { toolName: 'a', expectedSchemaHash: '${SCHEMA_A}',
 export const two = mcpInvoke$('two', { toolName: 'b', expectedSchemaHash: '${SCHEMA_B}' });
@@ -249,11 +249,13 @@ export const three = mcpInvoke$('three', { toolName: 'c', expectedSchemaHash: '$
 `;
     const analysis = analyzeSource(text);
     assert.deepEqual(analysis.model.blueprint.steps.map((step) => step.id?.value), ['two', 'three']);
-    const unreadable = only(analysis.problems, 'TP111');
+    assert.deepEqual(only(analysis.problems, 'TP111'), []);
+    const unreadable = only(analysis.problems, 'TP112');
     assert.equal(unreadable.length, 1);
     assert.ok(textOf(text, unreadable[0]!.span)!.startsWith('export const one'));
-    assert.equal(unreadable[0]!.severity, 'warning');
-    assert.match(unreadable[0]!.message, /^the pins in these lines cannot be read until the syntax error is fixed: /);
+    assert.equal(unreadable[0]!.severity, 'error');
+    assert.match(unreadable[0]!.message, /^1 pin literal\(s\) in these lines cannot be verified: /);
+    assert.deepEqual(analysis.model.unreadPins.map((pin) => pin.pin), [SCHEMA_A]);
   });
 
   test('a broken statement in the middle loses only itself', () => {

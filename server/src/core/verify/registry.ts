@@ -200,11 +200,11 @@ export function connectorServers(file: string, model: ConnectorModel, workspaceF
     if (instance.computed?.provider !== undefined) {
       // Never guessed: a provider Toolpin cannot read may or may not be MCP.
       unusable = `its provider is computed at run time (${instance.computed.provider}); Toolpin reads a literal, a same-module constant or spread, or MCP_PROVIDER_KEY of @objectstack/connector-mcp`;
-    } else if (instance.computed?.credential !== undefined) {
-      unusable = `its credential could not be resolved: auth.credentialRef is computed at run time (${instance.computed.credential})`;
     } else if (instance.computed?.transport) {
       // A transport with a value computed at run time is never guessed at: it is not started.
       unusable = 'its transport is computed at run time';
+    } else if (instance.computed?.credential !== undefined) {
+      unusable = `its credential could not be resolved: auth.credentialRef is computed at run time (${instance.computed.credential})`;
     } else if (instance.transport?.kind === 'stdio') {
       if (instance.transport.command) transport = { kind: 'stdio', command: instance.transport.command.value, args: instance.transport.args, env: instance.transport.env };
       else unusable = 'its stdio transport has no command';

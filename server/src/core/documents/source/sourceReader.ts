@@ -87,6 +87,35 @@ export function mayHoldPins(text: Searchable, names: SourceNames = defaultSource
   return names.modules.some((module) => text.includes(module)) && names.functions.some((name) => text.includes(name));
 }
 
+/** How far before a module specifier the import or export clause that names it is looked for. */
+const CLAUSE_WINDOW = 4096;
+
+/**
+ * The second, sharper text test, on a module's text (after {@link mayHoldPins}): some statement
+ * imports a pin function. True when one of the modules of `names` is written as a string (in
+ * quotes or backticks) that is the argument of `require(` or `import(`, or ends an `import` or
+ * `export … from` clause that names one of the functions or is a namespace import (`* as ns`).
+ * Most modules that merely import something else from `@objectstack/spec`, or name
+ * `defineConnector` in a comment, are not parsed. A false answer means no recognised call can be
+ * in the module: every recognised call goes through such an import.
+ */
+export function importsPinFunction(text: string, names: SourceNames = defaultSourceNames()): boolean {
+  for (const module of names.modules) {
+    for (const quote of ["'", '"', '`']) {
+      const written = `${quote}${module}${quote}`;
+      for (let at = text.indexOf(written); at >= 0; at = text.indexOf(written, at + written.length)) {
+        const before = text.slice(Math.max(0, at - CLAUSE_WINDOW), at);
+        if (/\b(?:require|import)\s*\(\s*$/.test(before)) return true;
+        const start = Math.max(before.lastIndexOf('import'), before.lastIndexOf('export'));
+        if (start < 0) continue;
+        const clause = before.slice(start);
+        if (/\*\s*as\s/.test(clause) || names.functions.some((name) => clause.includes(name))) return true;
+      }
+    }
+  }
+  return false;
+}
+
 /** The names under which the pin functions are visible in a module, and its constants. */
 interface Bindings {
   readonly direct: Map<string, CallKind>;
@@ -335,7 +364,7 @@ export function pinLiteralsIn(text: string, span: Span): UnreadPin[] {
  * ones, or what the CLI set for its run). Never throws.
  */
 export function readSource(text: string, fileName = 'module.ts', names: SourceNames = defaultSourceNames()): SourceReading {
-  if (!mayHoldPins(text, names)) return EMPTY;
+  if (!mayHoldPins(text, names) || !importsPinFunction(text, names)) return EMPTY;
   if (text.length > names.maxFileBytes) {
     const reason = `the module is ${text.length.toLocaleString('en-US')} characters long, over the limit of ${names.maxFileBytes.toLocaleString('en-US')} bytes for modules read (setting maxFileBytes); it was not read`;
     return { ...EMPTY, unreadable: [{ span: { offset: 0, length: 0 }, reason, tooLarge: true }] };
