@@ -25,7 +25,7 @@ import ignore, { type Ignore } from 'ignore';
 import { Minimatch } from 'minimatch';
 import { documentKindOf } from '../core/documents/documents';
 import { errorCode } from '../core/json/values';
-import { mayHoldPins } from '../core/documents/source/sourceReader';
+import { importsPinFunction, mayHoldPins } from '../core/documents/source/sourceReader';
 import { defaultSourceNames, type SourceNames } from '../core/documents/source/sourceNames';
 
 /** Folder names never entered below the folder searched. */
@@ -187,7 +187,9 @@ export function acceptDocumentWith(names: SourceNames): (file: string) => Promis
     try {
       // The bytes, not a decoded string: most modules are not documents, and searching the bytes
       // for the names' UTF-8 spares decoding them and the garbage of their text.
-      return mayHoldPins(await readFile(file), names);
+      const bytes = await readFile(file);
+      // Decoded only when the bytes name a pin module and function: the sharper test needs text.
+      return mayHoldPins(bytes, names) && importsPinFunction(bytes.toString('utf8'), names);
     } catch {
       // An unreadable module is reported by whoever reads it, not hidden here.
       return true;
