@@ -50,6 +50,16 @@ describe('source names from the settings', () => {
     assert.deepEqual([...names.connector.keys()], ['@objectstack/spec/integration', '@objectstack/spec']);
     assert.deepEqual(sourceNamesFrom(undefined), { names: sourceNamesFrom({}).names, problems: [] });
   });
+
+  test('maxFileBytes: a positive whole number raises or lowers the size limit; anything else is named and the default kept', () => {
+    assert.equal(sourceNamesFrom({}).names.maxFileBytes, 2 * 1024 * 1024);
+    assert.equal(sourceNamesFrom({ maxFileBytes: 8 * 1024 * 1024 }).names.maxFileBytes, 8 * 1024 * 1024);
+    for (const wrong of [0, -1, 1.5, '4 MiB']) {
+      const { names, problems } = sourceNamesFrom({ maxFileBytes: wrong });
+      assert.equal(names.maxFileBytes, 2 * 1024 * 1024);
+      assert.deepEqual(problems, ['maxFileBytes is not a positive whole number of bytes']);
+    }
+  });
 });
 
 describe('the reader with re-exported names', () => {
