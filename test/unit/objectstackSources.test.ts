@@ -157,6 +157,11 @@ describe('ObjectStack sources: no guesses', () => {
     assert.match(server?.unusable ?? '', /^its provider is computed at run time \(pickProvider\(\)\)/);
   });
 
+  test('a computed provider that may be another one: its free-form providerConfig gets no MCP shape problem', () => {
+    const text = `import { defineConnector } from '@objectstack/spec';\nexport const c = defineConnector({ name: 'a', provider: pickProvider(), providerConfig: { baseUrl: 'https://api.example.com' } });`;
+    assert.deepEqual(analyzeSource(text).problems.map((found) => found.code), ['TP110']);
+  });
+
   test('a computed server is never replaced by a guess; an as-const member is read exactly', () => {
     const text = `import { mcpInvoke$ } from '@loom/plugin-mcp';\nexport const s = mcpInvoke$('s', { toolName: 'echo_upper', server: serverFor(env), expectedSchemaHash: '${SCHEMA_A}' });`;
     const step = analyzeSource(text).model.blueprint.steps[0]!;

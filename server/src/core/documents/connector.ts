@@ -240,8 +240,11 @@ export function readInstance(node: JsonNode, index: number, problems: Problem[],
         problems.push(problem('TP309', spanOf(getProperty(configNode, 'toolsSnapshot')!.keyNode), `toolsSnapshot pins are read only on "provider": "mcp" connectors; ${label} has provider "${provider?.value ?? '(none)'}"`));
       }
     } else {
-      checkShape(configNode, MCP_PROVIDER_CONFIG_SHAPE, `the providerConfig of ${label}`, problems);
-      transport = readTransport(getProperty(configNode, 'transport')?.valueNode, label, problems);
+      // A computed provider may be another one, whose providerConfig is free-form: only the pins
+      // are read then (they are "cannot verify"), and nothing is reported as an MCP shape problem.
+      const shapeProblems = options.providerComputed ? [] : problems;
+      checkShape(configNode, MCP_PROVIDER_CONFIG_SHAPE, `the providerConfig of ${label}`, shapeProblems);
+      transport = readTransport(getProperty(configNode, 'transport')?.valueNode, label, shapeProblems);
       const includeNode = getProperty(configNode, 'include')?.valueNode;
       if (includeNode?.type === 'array') {
         include = [];
