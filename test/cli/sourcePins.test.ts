@@ -135,3 +135,39 @@ describe('toolpin check and pin on TypeScript and JavaScript sources', () => {
     assert.match(again.stdout, /^2 file\(s\), 4 pin\(s\): 4 verified, 0 drifted/m);
   });
 });
+
+describe('pins kept in another module', () => {
+  let workspace: string;
+  const stepsText = `import { mcpInvoke$ } from '@loom/plugin-mcp';
+import { PINS } from './pins';
+
+export const shout = mcpInvoke$('shout', { toolName: 'echo_upper', server: 'demo', expectedSchemaHash: PINS.echo });
+`;
+  const pinsText = `export const PINS = { echo: '${ECHO_SCHEMA}' } as const;\n`;
+  before(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-source-imported-'));
+    mkdirSync(path.join(workspace, '.vscode'));
+    const server = { command: process.execPath, args: [fixtureServer, '--stdio'] };
+    writeFileSync(path.join(workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { demo: server } }));
+    mkdirSync(path.join(workspace, 'src'));
+    writeFileSync(path.join(workspace, 'src', 'steps.ts'), stepsText);
+    writeFileSync(path.join(workspace, 'src', 'pins.ts'), pinsText);
+  });
+
+  after(() => rmSync(workspace, { recursive: true, force: true }));
+
+  test('an imported pin is "cannot verify", naming the import, and check exits 2 (never a pass); pin --yes writes nothing', () => {
+    const result = run(workspace, 'check', '.');
+    assert.equal(result.status, 2, result.stdout + result.stderr);
+    assert.match(result.stdout, /src\/steps\.ts:4:104 +cannot verify +schema pin of echo_upper on demo: cannot verify: it is PINS\.echo, imported from '\.\/pins'/);
+    assert.match(result.stdout, /1 pin\(s\): 0 verified, 0 drifted, 0 missing, 0 ambiguous, 1 cannot verify/);
+
+    const json = JSON.parse(run(workspace, 'check', '--format', 'json', '.').stdout) as { files: Array<{ path: string; pins: Array<{ tool: string; state: string }> }> };
+    assert.deepEqual(json.files.map((file) => [file.path, file.pins.map((pin) => `${pin.tool}:${pin.state}`)]), [['src/steps.ts', ['echo_upper:cannot-verify']]]);
+
+    const pin = run(workspace, 'pin', '--yes', '.');
+    assert.notEqual(pin.status, null);
+    assert.equal(readFileSync(path.join(workspace, 'src', 'steps.ts'), 'utf8'), stepsText);
+    assert.equal(readFileSync(path.join(workspace, 'src', 'pins.ts'), 'utf8'), pinsText);
+  });
+});

@@ -132,6 +132,48 @@ export const s = mcpInvoke$('s', { toolName: 'echo_upper', server: SERVERS.tools
   });
 });
 
+describe('ObjectStack sources: pins in other modules', () => {
+  test('pins imported from another module (./pins) are pins that cannot be verified, naming the import; never dropped', () => {
+    const text = `import { defineConnector } from '@objectstack/spec';
+import { mcpInvoke$ } from '@loom/plugin-mcp';
+import { PINS, SNAPSHOT } from './pins';
+import * as pins from './pins';
+export const c = defineConnector({ name: 'tools', provider: 'mcp', providerConfig: { transport: { kind: 'stdio', command: 'node' }, toolsSnapshot: { echo_upper: PINS.echo } } });
+export const d = defineConnector({ name: 'more', provider: 'mcp', providerConfig: { transport: { kind: 'stdio', command: 'node' }, toolsSnapshot: SNAPSHOT } });
+export const s = mcpInvoke$('s', { toolName: 'echo_upper', server: 'tools', expectedSchemaHash: pins.PINS['schema'] });
+export const t = mcpInvoke$('t', { toolName: 'add', server: 'tools', expectedSchemaHash: pinFor('add') });
+`;
+    const analysis = analyzeSource(text);
+    assert.deepEqual(
+      analysis.model.computedPins.map((pin) => [pin.kind, pin.tool, pin.server, textOf(text, pin.span)]),
+      [
+        ['tool', 'echo_upper', 'tools', 'PINS.echo'],
+        ['tool', '(every tool of the snapshot)', 'more', 'SNAPSHOT'],
+        ['schema', 'echo_upper', 'tools', "pins.PINS['schema']"],
+        ['schema', 'add', 'tools', "pinFor('add')"],
+      ],
+    );
+    const reasons = analysis.model.computedPins.map((pin) => pin.reason);
+    assert.match(reasons[0]!, /^it is PINS\.echo, imported from '\.\/pins', and Toolpin reads pin values only in the module that uses them/);
+    assert.match(reasons[2]!, /imported from '\.\/pins'/);
+    assert.match(reasons[3]!, /^it is computed at run time \(pinFor\('add'\)\)/);
+    assert.deepEqual(analysis.problems.map((found) => found.code), ['TP110', 'TP110', 'TP110', 'TP110']);
+    assert.match(analysis.problems[0]!.message, /^"providerConfig\.toolsSnapshot\.echo_upper" of connector "tools" cannot be verified: it is PINS\.echo, imported from '\.\/pins'/);
+  });
+
+  test('a local binding that shadows an imported name is not the import', () => {
+    const text = `import { mcpInvoke$ } from '@loom/plugin-mcp';
+import { PINS } from './pins';
+export function make(PINS: Record<string, string>) {
+  return mcpInvoke$('s', { toolName: 'echo_upper', server: 'tools', expectedSchemaHash: PINS.schema });
+}
+`;
+    const [pin] = analyzeSource(text).model.computedPins;
+    assert.equal(textOf(text, pin?.span), 'PINS.schema');
+    assert.match(pin!.reason, /^it is computed at run time/);
+  });
+});
+
 describe('ObjectStack sources: no guesses', () => {
   test('a provider Toolpin can read is resolved: a same-module constant, a spread of shared defaults, MCP_PROVIDER_KEY', () => {
     const forms = [

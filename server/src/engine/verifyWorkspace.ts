@@ -10,6 +10,7 @@ import { applyPolicyToVerification, type Policy } from '../core/verify/policy';
 import type { ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify/verify';
 import type { UnreadPin } from '../core/documents/source/sourceReader';
+import type { ComputedPin } from '../core/documents/source/analyzeSource';
 import type { ListingSource } from './listingSource';
 import { pinnedToolsOf, type PinStoreReader, pinsOf } from './pinStore';
 import type { PolicyFile, PolicyReader } from './policyFile';
@@ -27,6 +28,7 @@ export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegis
     ...(blueprint ? [verifyBlueprint(blueprint, context)] : []),
     ...(connector ? [verifyConnector(document.path, connector, registry.definitions, context)] : []),
     ...(document.model.kind === 'source' && document.model.unreadPins.length > 0 ? [unreadPinsResult(document.model.unreadPins)] : []),
+    ...(document.model.kind === 'source' && document.model.computedPins.length > 0 ? [computedPinsResult(document.model.computedPins)] : []),
   ];
   if (results.length === 1) return results[0]!;
   return {
@@ -39,6 +41,14 @@ export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegis
 function unreadPinsResult(pins: readonly UnreadPin[]): VerificationResult {
   const reason = 'cannot verify: the code around this pin could not be read (TP112), so its tool and server are unknown';
   return { verdicts: pins.map((pin) => ({ kind: pin.kind, tool: '(unread)', server: undefined, pinned: pin.pin, live: undefined, state: 'cannot-verify', reason, span: pin.span })), problems: [] };
+}
+
+/** Pins whose value is computed or imported (TP110): "cannot verify", each where it is used, with the reason. */
+function computedPinsResult(pins: readonly ComputedPin[]): VerificationResult {
+  return {
+    verdicts: pins.map((pin) => ({ kind: pin.kind, tool: pin.tool, server: pin.server, pinned: '(not a literal)', live: undefined, state: 'cannot-verify', reason: `cannot verify: ${pin.reason}`, span: pin.span })),
+    problems: [],
+  };
 }
 
 /** The definitions a set of documents needs listed: every named server, and each connector's own. */

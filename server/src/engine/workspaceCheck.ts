@@ -311,7 +311,7 @@ function nothingToCheck(roots: readonly string[], documents: readonly CheckedDoc
   return documents.flatMap((document): CheckIssue[] => {
     const model = document.model;
     if (model.kind !== 'source' || !named.has(document.path)) return [];
-    const empty = model.blueprint.steps.length === 0 && model.connector.instances.length === 0 && model.unreadPins.length === 0;
+    const empty = model.blueprint.steps.length === 0 && model.connector.instances.length === 0 && model.unreadPins.length === 0 && model.computedPins.length === 0;
     return empty ? [{ kind: 'nothing-to-check', path: document.path }] : [];
   });
 }

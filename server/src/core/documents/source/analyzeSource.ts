@@ -22,6 +22,35 @@ export interface SourceModel {
    * A file that was not read completely is never a pass when it holds a pin.
    */
   readonly unreadPins: readonly UnreadPin[];
+  /**
+   * Pins whose value is not a literal Toolpin can read (`PINS.search` imported from `./pins`, a
+   * function call): each is "cannot verify", never a pass and never a guess.
+   */
+  readonly computedPins: readonly ComputedPin[];
+}
+
+/** A pin site whose value is computed or imported: where it is, which tool it pins, and why it cannot be read. */
+export interface ComputedPin {
+  readonly span: Span;
+  readonly kind: 'schema' | 'tool';
+  readonly tool: string;
+  readonly server: string | undefined;
+  /** Why the pin cannot be verified, in a full sentence fragment after "cannot verify: ". */
+  readonly reason: string;
+}
+
+/** The path of a pin in a call's options: a step's hash, or a connector's snapshot (an entry, the whole or a spread). */
+function pinPathKind(path: string): 'schema' | 'tool' | undefined {
+  if (path === 'expectedSchemaHash') return 'schema';
+  return path === 'providerConfig.toolsSnapshot' || path.startsWith('providerConfig.toolsSnapshot.') ? 'tool' : undefined;
+}
+
+/** Why a computed value cannot be read, naming the import when it is one. */
+function whyComputed(value: ComputedValue): string {
+  if (value.imported) {
+    return `it is ${value.text}, imported from '${value.imported.from}', and Toolpin reads pin values only in the module that uses them (a literal or a same-module constant), never across modules`;
+  }
+  return `it is computed at run time (${value.text}); Toolpin reads a literal or a same-module constant`;
 }
 
 export interface SourceAnalysis {
@@ -108,10 +137,18 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
     return (provider !== undefined && provider.value !== 'mcp') || descriptor;
   });
   const reported = reading.computed.filter((value) => !/^(label|description)(\.|$)/.test(value.path) && !otherProvider.some((call) => within(value.span, call.span)));
+  const computedPins: ComputedPin[] = [];
   for (const value of reported) {
     const owner = labelled.find((entry) => within(value.span, entry.call));
     const where = owner ? ` of ${owner.label}` : '';
-    kept.push(problem('TP110', value.span, `${describePath(value.path)}${where} cannot be checked: computed at run time`, { data: { path: value.path } }));
+    const pinKind = pinPathKind(value.path);
+    if (pinKind === undefined) {
+      kept.push(problem('TP110', value.span, `${describePath(value.path)}${where} cannot be checked: computed at run time`, { data: { path: value.path } }));
+      continue;
+    }
+    const reason = whyComputed(value);
+    computedPins.push({ span: value.span, kind: pinKind, ...computedPinTarget(value, pinKind, steps, instances), reason });
+    kept.push(problem('TP110', value.span, `${describePath(value.path)}${where} cannot be verified: ${reason}`, { data: { path: value.path } }));
   }
   const unreadPins: UnreadPin[] = [];
   for (const region of reading.unreadable) {
@@ -126,7 +163,18 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
     }
   }
   kept.sort((a, b) => a.span.offset - b.span.offset);
-  return { model: { kind: 'source', blueprint, connector, unreadPins }, problems: onePerPosition(kept) };
+  return { model: { kind: 'source', blueprint, connector, unreadPins, computedPins }, problems: onePerPosition(kept) };
+}
+
+/** The tool and server a computed pin belongs to: the step's toolName, or the snapshot key. */
+function computedPinTarget(value: ComputedValue, kind: 'schema' | 'tool', steps: readonly StepModel[], instances: readonly ConnectorInstanceModel[]): { tool: string; server: string | undefined } {
+  if (kind === 'schema') {
+    const step = steps.find((candidate) => within(value.span, spanOf(candidate.node)));
+    return { tool: step?.mcp?.toolName?.value ?? '(unknown tool)', server: step?.mcp?.server?.value };
+  }
+  const entry = /^providerConfig\.toolsSnapshot\.(.+)$/.exec(value.path)?.[1];
+  const instance = instances.find((candidate) => candidate.node !== undefined && within(value.span, spanOf(candidate.node)));
+  return { tool: entry !== undefined && !entry.startsWith('…') ? entry : '(every tool of the snapshot)', server: instance?.name?.value };
 }
 
 /**

@@ -123,6 +123,8 @@ interface Bindings {
   readonly namespaces: Map<string, string>;
   readonly constants: Map<string, Expression>;
   readonly known: Map<string, string>;
+  /** Every value imported by name, default or namespace: local name → module specifier. */
+  readonly imported: Map<string, string>;
 }
 
 /** The kind of call the export `exported` of module `source` is, under `names`; undefined when it is neither. */
@@ -151,6 +153,7 @@ function readImport(statement: Of<Statement, 'ImportDeclaration'>, names: Source
   const known = KNOWN_IMPORTS.get(source);
   for (const specifier of statement.specifiers) {
     const local = nameOf(specifier.local);
+    if (local && !(specifier.type === 'ImportSpecifier' && specifier.importKind === 'type')) bindings.imported.set(local, source);
     if (!local || specifier.type !== 'ImportSpecifier' || specifier.importKind === 'type') continue;
     const value = known?.get(nameOf(specifier.imported) ?? '');
     if (value !== undefined) bindings.known.set(local, value);
@@ -205,7 +208,7 @@ function readDeclaration(statement: Of<Statement, 'VariableDeclaration'>, names:
 }
 
 function collectBindings(statements: readonly Statement[], names: SourceNames): Bindings {
-  const bindings: Bindings = { direct: new Map(), namespaces: new Map(), constants: new Map(), known: new Map() };
+  const bindings: Bindings = { direct: new Map(), namespaces: new Map(), constants: new Map(), known: new Map(), imported: new Map() };
   // Imports first: a declaration may alias an import written below it.
   for (const statement of statements) if (statement.type === 'ImportDeclaration') readImport(statement, names, bindings);
   for (const statement of statements) {

@@ -24,6 +24,11 @@ export interface ComputedValue {
   readonly keySpan: Span | undefined;
   /** What the computed value is, in the source's own words (`pickProvider()`, `...DEFAULTS`), shortened. */
   readonly text: string;
+  /**
+   * Set when the value is a name (or a member of a name) imported from another module: the local
+   * name and the module specifier (`PINS` from `./pins`). Values are read in one module only.
+   */
+  readonly imported?: { readonly name: string; readonly from: string };
 }
 
 /**
@@ -38,6 +43,8 @@ export interface ModuleConstants {
   readonly constants: ReadonlyMap<string, Expression>;
   /** Imported names whose value is known ({@link KNOWN_IMPORTS}). */
   readonly known: ReadonlyMap<string, string>;
+  /** Every value imported by name, default or namespace: local name → module specifier. */
+  readonly imported?: ReadonlyMap<string, string>;
 }
 
 export function spanOfAst(node: Located): Span {
@@ -83,11 +90,20 @@ export class Converter {
     private readonly module: ModuleConstants,
   ) {}
 
-  private hole(node: Located, path: string, keySpan: Span | undefined): undefined {
+  private hole(node: Located, path: string, keySpan: Span | undefined, imported?: ComputedValue['imported']): undefined {
     const span = spanOfAst(node);
     const source = this.text.slice(span.offset, span.offset + Math.min(span.length, 80)).replace(/\s+/g, ' ');
-    this.computed.push({ span, path, keySpan, text: span.length > 80 ? `${source}…` : source });
+    this.computed.push({ span, path, keySpan, text: span.length > 80 ? `${source}…` : source, ...(imported ? { imported } : {}) });
     return undefined;
+  }
+
+  /** The import a name or member chain (`PINS`, `PINS.search`, `ns.PINS['x']`) starts from, when it is not shadowed. */
+  private importOf(expression: ValueNode): { name: string; from: string } | undefined {
+    let node = unwrap(expression);
+    for (let depth = 0; node.type === 'MemberExpression' && depth <= MAX_INDIRECTION; depth++) node = unwrap(node.object);
+    if (node.type !== 'Identifier' || isShadowed(node.name, this.ancestors)) return undefined;
+    const from = this.module.imported?.get(node.name);
+    return from === undefined ? undefined : { name: node.name, from };
   }
 
   /**
@@ -129,7 +145,7 @@ export class Converter {
     }
     if (node.type === 'Identifier' || node.type === 'MemberExpression') {
       const resolved = this.resolve(node);
-      if (!resolved) return this.hole(node, path, keySpan);
+      if (!resolved) return this.hole(node, path, keySpan, this.importOf(node));
       node = resolved;
     }
     const { offset, length } = spanOfAst(node);
