@@ -128,8 +128,13 @@ export class LiveWorkspace {
     return this.folders;
   }
 
-  /** The workspace folder a file belongs to: the longest folder containing it, else its own folder. */
+  /**
+   * The workspace folder a file belongs to: the longest folder containing it, else its own folder.
+   * A document that is not a local file (its "path" is a git:, vscode-vfs: or untitled: URI) is in
+   * no workspace folder, whatever the process's current folder: its servers are never trusted.
+   */
   folderOf(file: string): string {
+    if (!path.isAbsolute(file)) return path.posix.dirname(file);
     let best: string | undefined;
     for (const folder of this.folders) {
       const relative = path.relative(folder, file);
