@@ -176,18 +176,19 @@ describe('what a trust record binds', () => {
     symlinkSync(folder, link);
     const trusted = run(['trust', link], scratch);
     assert.equal(trusted.status, 0, trusted.stderr);
-    // Checked through the link, and through the real path, the record covers it.
-    for (const cwd of [link, folder]) {
+    // Checked through the link (named as the workspace), and through the real path, the record covers it.
+    for (const args of [['check', '--workspace', 'linked-link', 'linked-link'], ['check', '--workspace', folder, folder]]) {
       rmSync(marker, { force: true });
-      const result = run(['check'], cwd);
-      assert.equal(result.status, 0, `${cwd}: ${result.stdout}`);
-      assert.equal(existsSync(marker), true, `${cwd}: the recorded server did not run`);
+      const result = run(args, scratch);
+      assert.equal(result.status, 0, `${args.join(' ')}: ${result.stdout}`);
+      assert.equal(existsSync(marker), true, `${args.join(' ')}: the recorded server did not run`);
     }
     // Trusted through the real path, checked through the link: the same.
     assert.equal(run(['trust', '--revoke']).status, 0);
     assert.equal(run(['trust']).status, 0);
     rmSync(marker, { force: true });
-    assert.equal(run(['check'], link).status, 0);
+    const throughLink = run(['check', '--workspace', link, link], scratch);
+    assert.equal(throughLink.status, 0, throughLink.stdout);
     assert.equal(existsSync(marker), true);
   });
 
