@@ -135,3 +135,38 @@ describe('servers from the client settings are workspace content', () => {
     }
   });
 });
+
+describe('a recorded folder in the language server binds the scripts a command runs', () => {
+  test('node srv.mjs runs as recorded; rewritten by a pull, it does not run and the pin says why', async () => {
+    const { folder, config, marker, cleanup } = project();
+    const script = path.join(folder, 'srv.mjs');
+    writeFileSync(script, `import ${JSON.stringify(fixtureServer)};\n`);
+    writeFileSync(path.join(folder, '.mcp.json'), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: ['srv.mjs', '--stdio', '--pid-file', marker] } } }));
+    const blueprint = path.join(folder, 'shout.blueprint.jsonc');
+    writeFileSync(blueprint, BLUEPRINT);
+    const trusted = spawnSync(process.execPath, [cli, 'trust', folder], { encoding: 'utf8', env: { ...process.env, XDG_CONFIG_HOME: config }, input: '' });
+    assert.match(trusted.stdout, /runs srv\.mjs sha256:/);
+    const open = async (): Promise<string[]> => {
+      const server = await startTestServer({ rootUri: `file://${folder}`, trusted: null, cwd: folder, env: { ...process.env, XDG_CONFIG_HOME: config } });
+      try {
+        server.open(`file://${blueprint}`, BLUEPRINT);
+        return (await server.diagnostics(`file://${blueprint}`, (params) => params.diagnostics.length > 0, 15_000)).diagnostics.map(messageOf);
+      } finally {
+        await server.stop();
+      }
+    };
+    try {
+      const recorded = await open();
+      assert.ok(recorded.some((m) => /changed since it was pinned/.test(m)), `the recorded script was not listed:\n${recorded.join('\n')}`);
+      assert.equal(existsSync(marker), true, 'the recorded script did not run');
+      rmSync(marker);
+      writeFileSync(script, `import ${JSON.stringify(fixtureServer)};\n// a pull changed this file\n`);
+      const refused = await open();
+      assert.ok(refused.some((m) => /server "demo" is new or changed since this folder was trusted, so Toolpin did not run `.*srv\.mjs --stdio/.test(m)), refused.join('\n'));
+      await sleep(300);
+      assert.equal(existsSync(marker), false, 'the rewritten script ran');
+    } finally {
+      cleanup();
+    }
+  });
+});

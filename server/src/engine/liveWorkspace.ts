@@ -134,7 +134,11 @@ export class LiveWorkspace {
    * no workspace folder, whatever the process's current folder: its servers are never trusted.
    */
   folderOf(file: string): string {
-    if (!path.isAbsolute(file)) return path.posix.dirname(file);
+    if (!path.isAbsolute(file)) {
+      // `untitled:name` has no folder part: the URI itself, never "." (the process's folder).
+      const parent = path.posix.dirname(file);
+      return parent === '.' ? file : parent;
+    }
     let best: string | undefined;
     for (const folder of this.folders) {
       const relative = path.relative(folder, file);

@@ -8,8 +8,11 @@
  *   path inside the folder); for an interpreter (node, python, deno, bun, ruby, perl, sh, bash, …)
  *   the script it is given (its first argument that is not an option) and the files of the
  *   options that load code (`--require`, `--import`, `--loader`, `-r`); for `python -m pkg.mod`
- *   the module's file in the folder. Only files inside the server's folder count: a file outside
- *   it is not the repository's.
+ *   the module's file in the folder; for any command (`npx tsx srv.ts`, `uv run tool.py`), every
+ *   argument that names a script by its extension (.js, .mjs, .ts, .py, .sh, …). Only files inside
+ *   the server's folder count: a file outside it is not the repository's.
+ * - Not bound: what a named script imports, and a command given as a shell string (`sh -c "…"`):
+ *   the record shows such a command line whole, and the user judges it.
  * - A digest is `sha256:<hex>` of the file's bytes, or `absent` when the file does not exist or
  *   cannot be read (so creating it later asks again). Reading is synchronous: the trust decision
  *   is asked synchronously before a server starts, and the files are a few small scripts.
@@ -26,6 +29,9 @@ const INTERPRETERS: ReadonlySet<string> = new Set([
   'node', 'nodejs', 'deno', 'bun', 'tsx', 'ts-node', 'python', 'python2', 'python3', 'pypy', 'pypy3', 'ruby', 'perl', 'php',
   'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'pwsh', 'powershell', 'lua', 'luajit', 'Rscript', 'java', 'elixir', 'julia',
 ]);
+
+/** A word that names a script by its extension, whatever runs it. */
+const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?|py|pyw|rb|pl|pm|php|sh|bash|zsh|ps1|lua|r|jl|exs?)$/i;
 
 /** Interpreter options whose value is a file of code it loads before the program. */
 const LOADING_OPTIONS: ReadonlySet<string> = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--preload']);
@@ -76,6 +82,10 @@ export function namedCommandFiles(command: string, args: readonly string[], cwd:
       named.push(word);
       break;
     }
+  }
+  for (const word of args) {
+    const value = word.startsWith('--') && word.includes('=') ? word.slice(word.indexOf('=') + 1) : word;
+    if (!value.startsWith('-') && SCRIPT_FILE.test(value)) named.push(value);
   }
   const inside: string[] = [];
   for (const word of named) {
