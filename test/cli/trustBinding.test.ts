@@ -139,6 +139,24 @@ describe('what a trust record binds', () => {
     assert.equal(existsSync(marker), false, 'the rewritten script ran unapproved');
   });
 
+  test('a script named through ${workspaceFolder} in .mcp.json is bound too', () => {
+    const { folder, marker, run } = workspace('workspace-variable');
+    writeFileSync(path.join(folder, 'srv.mjs'), `import ${JSON.stringify(fixtureServer)};\n`);
+    writeFileSync(path.join(folder, '.mcp.json'), JSON.stringify({ mcpServers: { local: { command: process.execPath, args: ['${workspaceFolder}/srv.mjs', '--stdio', '--pid-file', marker] } } }));
+    writeFileSync(
+      path.join(folder, 'flow.blueprint.jsonc'),
+      JSON.stringify({ blueprint: 'flow', formatVersion: 1, steps: [{ id: 'look', effect: 'mcp.invoke', input: { toolName: 'echo_upper', server: 'local', expectedSchemaHash: 'fnv1a64:a76fe8d6d023fca0' } }] }),
+    );
+    assert.match(run(['trust']).stdout, /\(runs srv\.mjs sha256:[0-9a-f]{12}/);
+    run(['check']);
+    assert.equal(existsSync(marker), true, 'the recorded script did not run');
+    rmSync(marker);
+    writeFileSync(path.join(folder, 'srv.mjs'), `import ${JSON.stringify(fixtureServer)};\n// changed\n`);
+    const result = run(['check']);
+    assert.match(result.stdout, /server "local" is new or changed since this folder was trusted/);
+    assert.equal(existsSync(marker), false, 'the rewritten script ran unapproved');
+  });
+
   test('a relative executable: ./bin/server replaced does not run', () => {
     const { folder, marker, run } = workspace('executable');
     mkdirSync(path.join(folder, 'bin'));

@@ -109,11 +109,13 @@ export function fileDigest(file: string): string {
 
 /**
  * The digests of the workspace files a definition's declared command line names, keyed by their
- * path relative to the definition's folder. A named file that resolves (through links) outside the
- * folder is left out as well; HTTP servers name none.
+ * path relative to the definition's folder; a named file whose link leads out of the folder is
+ * keyed with where it leads. HTTP servers name none.
  */
 export function commandFileDigests(definition: ServerDefinition): CommandFileDigests {
-  const declared = definition.declared ?? definition.transport;
+  // The command line as it will run (`${workspaceFolder}/srv.mjs` resolved): the files it names are
+  // the files that run. Keys are relative paths, so no resolved value is shown or recorded.
+  const declared = definition.transport ?? definition.declared;
   if (!declared || declared.kind !== 'stdio' || !path.isAbsolute(definition.cwd)) return {};
   // The folder's real path, so that a file reached through the folder's own link still counts.
   let realFolder = definition.cwd;
