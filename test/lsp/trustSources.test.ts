@@ -72,6 +72,25 @@ describe('documents that are not local files start nothing', () => {
     });
   }
 
+  test("a git: blueprint naming the trusted folder's .mcp.json server: its name resolves (no TP406), nothing starts", async () => {
+    const { folder, config, marker, cleanup } = project();
+    writeFileSync(path.join(folder, '.mcp.json'), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fixtureServer, '--stdio', '--pid-file', marker] } } }));
+    const server = await startTestServer({ rootUri: `file://${folder}`, trusted: true, cwd: folder, env: { ...process.env, XDG_CONFIG_HOME: config } });
+    try {
+      const uri = `git:${folder}/shout.blueprint.jsonc`;
+      server.open(uri, BLUEPRINT);
+      const published = await server.diagnostics(uri, (params) => params.diagnostics.length > 0, 15_000);
+      const messages = published.diagnostics.map(messageOf);
+      assert.ok(messages.some((m) => /"demo": a document that is not a local file/.test(m)), messages.join('\n'));
+      assert.ok(!published.diagnostics.some((d) => d.code === 'TP406'), `a configured server was reported unknown:\n${messages.join('\n')}`);
+      await sleep(500);
+      assert.equal(existsSync(marker), false, 'a git: blueprint started the folder\'s server');
+    } finally {
+      await server.stop();
+      cleanup();
+    }
+  });
+
   test('control: the same connector as a file: document in the trusted folder starts its server', async () => {
     const { folder, config, marker, cleanup } = project();
     const server = await startTestServer({ rootUri: `file://${folder}`, trusted: true, cwd: folder, env: { ...process.env, XDG_CONFIG_HOME: config } });
