@@ -4,16 +4,23 @@
  * decision itself is the core's (core/trust.ts); this module holds the state it is made from.
  *
  * Contract:
- * - the `toolpin.servers` setting is the user's own word, not a repository's: its servers are
- *   trusted unless the client says the workspace is not;
- * - a definition whose folder is not a workspace folder (a lone file) is never trusted;
+ * - servers from the `toolpin.servers` setting (`workspace/configuration`, `initializationOptions`)
+ *   are workspace content: clients such as coc.nvim and neoconf serve project-local settings there,
+ *   so nothing of theirs starts in a folder that is not trusted (the client says so, or the folder
+ *   has a `toolpin trust` record; `toolpin trust` cannot see editor settings, so a record covers
+ *   them as a folder, not one by one);
+ * - a definition whose folder is not a workspace folder (a lone file, or a document that is not a
+ *   local `file:` one: git:, vscode-vfs:, untitled:) is never trusted: such documents get
+ *   structure checks only;
  * - VS Code says true or false (workspace trust) and that decides; a client that says nothing
  *   trusts only folders recorded with `toolpin trust`, read at start-up, on folder changes and on
  *   every refresh (so `toolpin trust` takes effect without a restart).
  */
 import { decideTrust, type FolderTrust, type TrustVerdict } from './core/trust';
 import type { ServerDefinition } from './core/verify/registry';
+import { commandFileDigests } from './io/commandFiles';
 import type { TrustStore } from './io/trustStore';
+import * as path from 'node:path';
 
 export class ServerTrust {
   /** What the client said (VS Code: workspace trust); undefined when it said nothing. */
@@ -39,12 +46,17 @@ export class ServerTrust {
 
   /** The trust that covers a server definition (see the contract above). */
   decide(definition: ServerDefinition): TrustVerdict {
-    if (definition.origin.kind === 'user-setting') return this.client === false ? decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code' }) : { trusted: true };
+    if (!path.isAbsolute(definition.cwd) || (definition.origin.file !== undefined && !path.isAbsolute(definition.origin.file))) {
+      return decideTrust(definition, { kind: 'untrusted', howToTrust: 'a document that is not a local file (git:, vscode-vfs:, untitled:) gets structure checks only' });
+    }
     if (!this.isWorkspaceFolder(definition.cwd)) {
       return decideTrust(definition, { kind: 'untrusted', howToTrust: 'a file outside every workspace folder is never trusted; open its folder and trust it' });
     }
     if (this.client === true) return { trusted: true };
     if (this.client === false) return decideTrust(definition, { kind: 'untrusted', howToTrust: 'trust the workspace in VS Code to verify its pins' });
-    return decideTrust(definition, this.recorded.get(definition.cwd) ?? { kind: 'untrusted', howToTrust: `run \`toolpin trust ${definition.cwd}\` to trust it` });
+    const recorded = this.recorded.get(definition.cwd) ?? { kind: 'untrusted', howToTrust: `run \`toolpin trust ${definition.cwd}\` to trust it` };
+    // A setting's server in a recorded folder: the folder's record covers it (see the contract).
+    if (definition.origin.kind === 'user-setting' && recorded.kind === 'recorded') return { trusted: true };
+    return decideTrust(definition, recorded, commandFileDigests);
   }
 }

@@ -99,7 +99,7 @@ describe('toolpin check on a folder it does not trust', () => {
     for (const pin of pins) assert.equal(pin.state, 'cannot-verify');
     const reasons = pins.map((pin) => pin.reason ?? '').join('\n');
     assert.match(reasons, /the folder is not trusted, so Toolpin did not run `.*fixture-server\.mjs --stdio --pid-file /);
-    assert.match(reasons, /did not contact http:\/\/127\.0\.0\.1:\d+\/mcp \(sends header Authorization\)/);
+    assert.match(reasons, /did not contact http:\/\/127\.0\.0\.1:\d+\/mcp \(sends header Authorization \$\{env:CRM_TOKEN\}\)/);
     assert.match(reasons, /pass --trust to trust it for this run, or run `toolpin trust \.` to record it/);
     assert.doesNotMatch(result.stdout + result.stderr, new RegExp(SECRET));
     assert.equal(existsSync(marker), false, 'the stdio command did not run');
@@ -111,7 +111,7 @@ describe('toolpin check on a folder it does not trust', () => {
     assert.equal(trusted.status, 0, trusted.stderr);
     assert.match(trusted.stdout, /^Trusted the current folder\. Toolpin may now run, in /m);
     assert.match(trusted.stdout, /notes: .*fixture-server\.mjs --stdio --pid-file /);
-    assert.match(trusted.stdout, /crm: http:\/\/127\.0\.0\.1:\d+\/mcp \(sends header Authorization\)/);
+    assert.match(trusted.stdout, /crm: http:\/\/127\.0\.0\.1:\d+\/mcp \(sends header Authorization \$\{env:CRM_TOKEN\}\)/);
     assert.doesNotMatch(trusted.stdout, new RegExp(SECRET), 'the record shows the header, never its value');
     assert.doesNotMatch(readFileSync(path.join(config, 'toolpin', 'trust.json'), 'utf8'), new RegExp(SECRET));
     const listed = run(['trust', '--list']);

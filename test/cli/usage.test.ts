@@ -52,7 +52,7 @@ describe('each command takes only its own options', () => {
 
   test('an option of another command is refused by each command', () => {
     const cases: Array<[string[], RegExp]> = [
-      [['check', '--yes'], /toolpin check: unknown option --yes \(an option of toolpin pin, not of toolpin check\)/],
+      [['check', '--yes'], /toolpin check: unknown option --yes \(an option of toolpin pin, toolpin trust, not of toolpin check\)/],
       [['check', '--tool', 'x'], /toolpin check: unknown option --tool/],
       [['pin', '--format', 'json'], /toolpin pin: unknown option --format/],
       [['pin', '--offline'], /toolpin pin: unknown option --offline/],

@@ -33,10 +33,12 @@ export async function startTestServer(
   options: ClientOptions & {
     command?: string[];
     env?: NodeJS.ProcessEnv;
+    /** The server process's current folder (clients such as Neovim start it in the project). */
+    cwd?: string;
   } = {},
 ): Promise<TestServer> {
   const command = options.command ?? [path.join(repoRoot(), 'dist', 'cli.js'), 'lsp', '--stdio'];
-  const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
+  const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) });
   let stderrText = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderrText += chunk.toString('utf8')));
   const connection: ProtocolConnection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));

@@ -11,6 +11,10 @@ export interface CliIo {
   stderr(text: string): void;
   /** True when standard error is a terminal (progress is shown only then). */
   readonly stderrIsTerminal: boolean;
+  /** True when standard input and output are a terminal, so a question can be asked (`toolpin trust`). */
+  readonly stdinIsTerminal?: boolean;
+  /** Asks one question on the terminal and returns the line answered (empty at end of input). */
+  ask?(question: string): Promise<string>;
   readonly cwd: string;
 }
 
@@ -57,5 +61,19 @@ export const processIo: CliIo = {
   stdout: (text) => writeStdout(redactKnownSecrets(text)),
   stderr: (text) => void process.stderr.write(redactKnownSecrets(text)),
   stderrIsTerminal: process.stderr.isTTY === true,
+  stdinIsTerminal: process.stdin.isTTY === true && process.stdout.isTTY === true,
+  ask: async (question) => {
+    // Loaded only when a question is asked: readline costs the batch commands nothing otherwise.
+    const { createInterface } = await import('node:readline');
+    const reader = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+    try {
+      return await new Promise<string>((resolve) => {
+        reader.once('close', () => resolve(''));
+        reader.question(question, resolve);
+      });
+    } finally {
+      reader.close();
+    }
+  },
   cwd: process.cwd(),
 };

@@ -137,15 +137,16 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'or a usage error.',
   },
   trust: {
-    usage: 'trust [DIR] [--list] [--revoke]',
+    usage: 'trust [DIR] [--yes] [--list] [--revoke]',
     summary:
       'record a folder (default: the current one) as trusted for what it would run now: each stdio command line and each URL a credential is sent to; a server added or changed later stays untrusted until you trust the folder again',
     options: {
       list: { type: 'boolean', help: 'list the trusted folders and what each may run' },
       revoke: { type: 'boolean', help: 'remove the folder from the trusted folders' },
+      yes: { type: 'boolean', short: 'y', help: 'record without asking (on a terminal, toolpin trust shows what it binds and asks first)' },
       help: HELP_OPTION,
     },
-    notes: 'The record is kept in $XDG_CONFIG_HOME/toolpin/trust.json (else ~/.config/toolpin/trust.json), outside every repository. Exit status: 0 done; 2 the folder does not exist, or a usage error.',
+    notes: 'The record is kept in $XDG_CONFIG_HOME/toolpin/trust.json (else ~/.config/toolpin/trust.json), outside every repository. Exit status: 0 done; 1 the question was declined (nothing recorded); 2 the folder does not exist, or a usage error.',
   },
   lsp: {
     usage: 'lsp --stdio | --node-ipc',
@@ -380,7 +381,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`toolpin trust: give at most one folder\n\n${commandHelp(command)}`);
         return 2;
       }
-      return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke') });
+      return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke'), yes: flag('yes') });
     case 'lsp': {
       const ipc = flag('node-ipc');
       if (ipc === flag('stdio')) {

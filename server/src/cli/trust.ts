@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ServerDefinition } from '../core/verify/registry';
 import { decideTrust, type FolderTrust, type TrustVerdict } from '../core/trust';
+import { commandFileDigests } from '../io/commandFiles';
 import { TrustStore, trustFilePath } from '../io/trustStore';
 import type { CliIo } from './io';
 
@@ -25,5 +26,5 @@ export async function cliTrust(workspaceFolder: string, flag: boolean | undefine
     const store = new TrustStore(trustFilePath(env, os.homedir()), (message) => io.stderr(`${message}\n`));
     trust = await store.folderTrust(workspaceFolder, `pass --trust to trust it for this run, or run \`toolpin trust ${display}\` to record it`);
   }
-  return { trust, decide: (definition) => decideTrust(definition, trust) };
+  return { trust, decide: (definition) => decideTrust(definition, trust, commandFileDigests) };
 }

@@ -3,8 +3,10 @@
  * only when the folder is trusted for the run (`--trust`, `TOOLPIN_TRUST=1`) or recorded with
  * `toolpin trust`, and then only the recorded command lines and credential URLs.
  *
- * `toolpin trust [DIR]` shows what the folder would run and records it; `--list` shows the
- * records; `--revoke` removes one. The record lives in the user's configuration folder, never in
+ * `toolpin trust [DIR]` shows what the folder would run (commands with their literal env values,
+ * the files they run, URLs and the credentials sent) and records it: on a terminal it asks first
+ * (`--yes` records without asking; declining exits 1), without one it records and prints, so
+ * scripts keep working. `--list` shows the records; `--revoke` removes one. The record lives in the user's configuration folder, never in
  * the repository, so a repository cannot trust itself.
  */
 import * as os from 'node:os';
@@ -12,7 +14,8 @@ import * as path from 'node:path';
 import type { ConnectorModel } from '../core/documents/connector';
 import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents/documents';
 import type { ServerRegistry } from '../core/verify/registry';
-import { serverAction } from '../core/trust';
+import { serverAction, type ServerAction } from '../core/trust';
+import { commandFileDigests } from '../io/commandFiles';
 import { buildWorkspaceRegistry } from '../engine/workspaceRegistry';
 import { canonicalFolder, TrustStore, trustFilePath } from '../io/trustStore';
 import { findDocuments } from '../engine/nodeFileSystem';
@@ -48,6 +51,8 @@ export interface TrustArgs {
   readonly folder: string | undefined;
   readonly list: boolean;
   readonly revoke: boolean;
+  /** Record without asking, even on a terminal. */
+  readonly yes?: boolean;
   readonly env?: Env;
 }
 
@@ -75,14 +80,32 @@ export async function trustCommand(io: CliIo, args: TrustArgs): Promise<number> 
   }
   if (!(await checkWorkspaceFolder(io, 'trust', folder))) return 2;
   const registry = await folderRegistry(io, folder, env);
-  const servers = registry.definitions.flatMap((definition) => {
-    const action = serverAction(definition);
-    return action?.needsApproval ? [{ name: definition.name, fingerprint: action.fingerprint, display: action.display }] : [];
+  const actions = registry.definitions.flatMap((definition) => {
+    const action = serverAction(definition, commandFileDigests(definition));
+    return action?.needsApproval ? [{ name: definition.name, action }] : [];
   });
+  const servers = actions.map(({ name, action }) => ({ name, fingerprint: action.fingerprint, display: action.display }));
+  const ask = io.stdinIsTerminal === true && !args.yes && io.ask !== undefined;
+  io.stdout(ask ? `Trusting ${display} lets Toolpin run, in ${folder}:\n` : `Trusted ${display}. Toolpin may now run, in ${folder}:\n`);
+  showActions(io, actions);
+  if (ask) {
+    const answer = (await io.ask!('Record this trust? [y/N] ')).trim().toLowerCase();
+    if (answer !== 'y' && answer !== 'yes') {
+      io.stdout('Nothing recorded; the folder stays as it was.\n');
+      return 1;
+    }
+  }
   await store.trust(folder, servers);
-  io.stdout(`Trusted ${display}. Toolpin may now run, in ${folder}:\n`);
-  for (const server of servers) io.stdout(`  ${server.name}: ${neutralizeForTerminal(server.display)}\n`);
-  if (servers.length === 0) io.stdout('  (nothing: the folder declares no stdio command and sends no credential)\n');
-  io.stdout('A server added or changed later is not trusted until you run toolpin trust again.\n');
+  if (ask) io.stdout(`Trusted ${display}.\n`);
+  io.stdout('A server added or changed later (its command, a script it runs, an env value, or what it sends) is not trusted until you run toolpin trust again.\n');
   return 0;
+}
+
+/** What the record binds, one server a line, with a warning under each env variable that changes what code loads. */
+function showActions(io: CliIo, actions: ReadonlyArray<{ name: string; action: ServerAction }>): void {
+  for (const { name, action } of actions) {
+    io.stdout(`  ${name}: ${neutralizeForTerminal(action.display)}\n`);
+    for (const variable of action.loaderVariables) io.stdout(`    warning: ${variable} changes what code the command loads; check its value above\n`);
+  }
+  if (actions.length === 0) io.stdout('  (nothing: the folder declares no stdio command and sends no credential)\n');
 }

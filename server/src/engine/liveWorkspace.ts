@@ -81,6 +81,27 @@ interface DocumentState {
 /** A server whose first listing is still being fetched: no verdict, no problem. */
 const PENDING: ServerListing = { status: 'pending' };
 
+
+/** Why a document that is not a local file gets structure checks only (its pins' message). */
+export const NOT_A_LOCAL_FILE = 'a document that is not a local file (git:, vscode-vfs:, untitled:) gets structure checks only: Toolpin starts and contacts no server for it';
+
+/** True for a local file's path; a document of another scheme keeps its URI as its "path" (util/uris.ts). */
+function isLocalPath(file: string): boolean {
+  return path.isAbsolute(file);
+}
+
+/** The path part of a URI (`git:/a/b?x` → `/a/b`), or undefined when it has none that is absolute. */
+function uriPathOf(uri: string): string | undefined {
+  const match = /^[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/[^/?#]*)?([^?#]*)/.exec(uri);
+  const inner = match?.[1];
+  if (!inner || !inner.startsWith('/')) return undefined;
+  try {
+    return decodeURIComponent(inner);
+  } catch {
+    return inner;
+  }
+}
+
 export class LiveWorkspace {
   private folders: string[] = [];
   private readonly documents = new Map<string, DocumentState>();
@@ -128,14 +149,32 @@ export class LiveWorkspace {
     return this.folders;
   }
 
-  /** The workspace folder a file belongs to: the longest folder containing it, else its own folder. */
+  /**
+   * The workspace folder a file belongs to: the longest folder containing it, else its own folder.
+   * A document that is not a local file (its "path" is a git:, vscode-vfs: or untitled: URI)
+   * belongs to the workspace folder its URI's path lies in, if any (so its server names resolve),
+   * never by the process's current folder; `verification` gives it structure checks only.
+   */
   folderOf(file: string): string {
+    if (!isLocalPath(file)) {
+      const inner = uriPathOf(file);
+      const folder = inner !== undefined ? this.containingFolder(inner) : undefined;
+      if (folder) return folder;
+      // `untitled:name` has no folder part: the URI itself, never "." (the process's folder).
+      const parent = path.posix.dirname(file);
+      return parent === '.' ? file : parent;
+    }
+    return this.containingFolder(file) ?? path.dirname(file);
+  }
+
+  /** The longest workspace folder containing an absolute path. */
+  private containingFolder(file: string): string | undefined {
     let best: string | undefined;
     for (const folder of this.folders) {
       const relative = path.relative(folder, file);
       if (!relative.startsWith('..') && !path.isAbsolute(relative) && (!best || folder.length > best.length)) best = folder;
     }
-    return best ?? path.dirname(file);
+    return best;
   }
 
   /**
@@ -313,7 +352,8 @@ export class LiveWorkspace {
       const connectors = [...this.documents.entries()]
         .flatMap(([file, state]) => {
           const model = connectorOf(state.analysis);
-          return model && this.folderOf(file) === folder ? [{ path: file, model }] : [];
+          // A git: or vscode-vfs: copy of a connector declares nothing the folder runs.
+          return model && isLocalPath(file) && this.folderOf(file) === folder ? [{ path: file, model }] : [];
         });
       registry = buildWorkspaceRegistry({
         workspaceFolder: folder,
@@ -350,6 +390,7 @@ export class LiveWorkspace {
     // (the structure checks of the analysis still run, and status displays say it is off).
     if (!this.options.liveEnabled()) return { verdicts: [], problems: [], registry };
     const document: AnalyzedDocument = { path: file, ...state.analysis };
+    if (!isLocalPath(file)) return this.structureOnly(document, folder, registry);
     const inputs = await readFolderInputs(this.store, this.policies, folder, [document]);
     // Asked for only now, right before verifying: a listing that arrives (or fails) while the
     // store is read would otherwise be used by this very check instead of announced by onDidChange.
@@ -364,6 +405,29 @@ export class LiveWorkspace {
       policy: inputs.policy.policy,
     });
     return { ...result, registry };
+  }
+
+  /**
+   * A document that is not a local file (git:, vscode-vfs:, untitled:): its pins are checked
+   * against its folder's servers and its own connector, but no listing is asked for or used, so
+   * nothing starts and nothing is sent for it, whatever the folder's trust; every pin is "cannot
+   * verify", saying why.
+   */
+  private async structureOnly(document: AnalyzedDocument, folder: string, folderRegistry: ServerRegistry): Promise<VerificationResult & { registry: ServerRegistry }> {
+    const own = connectorOf(document);
+    const registry = own
+      ? await buildWorkspaceRegistry({ workspaceFolder: folder, connectors: [...this.localConnectors(folder), { path: document.path, model: own }], readFile: (file) => this.options.fileSystem.readFile(file), userServers: this.options.userServers(), variables: { env: this.options.env, ...(this.options.userHome ? { userHome: this.options.userHome } : {}) } })
+      : folderRegistry;
+    const notLocal: ServerListing = { status: 'unavailable', reason: 'untrusted-workspace', message: NOT_A_LOCAL_FILE };
+    const result = verifyDocument(document, { registry, listingFor: () => notLocal, now: this.options.now() });
+    return { ...result, registry };
+  }
+
+  private localConnectors(folder: string): Array<{ path: string; model: NonNullable<ReturnType<typeof connectorOf>> }> {
+    return [...this.documents.entries()].flatMap(([file, state]) => {
+      const model = connectorOf(state.analysis);
+      return model && isLocalPath(file) && this.folderOf(file) === folder ? [{ path: file, model }] : [];
+    });
   }
 
   /** Whether live verification runs (the `toolpin.verify.enable` setting). */

@@ -24,6 +24,9 @@ export async function buildWorkspaceRegistry(inputs: RegistryInputs): Promise<Se
   for (const connector of [...inputs.connectors].sort((a, b) => a.path.localeCompare(b.path))) {
     definitions.push(...connectorServers(connector.path, connector.model, inputs.workspaceFolder));
   }
+  // A folder that is not a local path (the folder of a git: or vscode-vfs: document) has no
+  // mcp.json files to read: a relative "path" would be read from the process's current folder.
+  if (!path.isAbsolute(inputs.workspaceFolder)) return new ServerRegistry(definitions);
   const vscodeMcp = path.join(inputs.workspaceFolder, '.vscode', 'mcp.json');
   const vscodeText = await inputs.readFile(vscodeMcp);
   if (vscodeText !== undefined) definitions.push(...readMcpJsonServers(vscodeText, 'servers', { kind: 'vscode-mcp-json', file: vscodeMcp }, context));

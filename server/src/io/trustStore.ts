@@ -4,18 +4,23 @@
  * itself, and it holds fingerprints and secret-free descriptions only (core/trust.ts).
  *
  * Format (version 1):
- *   { "version": 1, "folders": { "<absolute folder>": { "trustedAt": "<ISO time>",
+ *   { "version": 1, "folders": { "<real path of the folder>": { "trustedAt": "<ISO time>", "binding": 2,
  *       "servers": [ { "fingerprint": "sha256:…", "display": "node servers/x.mjs", "name": "x" } ] } } }
+ * A folder entry without `binding` (or with 1) was made before command files, env values and URL
+ * variables were bound (core/trust.ts TRUST_BINDING): its servers are asked again, saying why.
  *
  * Contract: reading never throws (a missing or malformed file is an empty record, and a malformed
  * one is reported through `problem`); writing replaces the file atomically (a temporary file in
- * the same folder, then a rename), so a crash never leaves half a record.
+ * the same folder, then a rename), so a crash never leaves half a record. On POSIX a record is
+ * honoured only when it is a regular file owned by the user and not writable by group or others,
+ * in a folder of the same kind (as the code cache, cli/codeCache.ts): a record somebody else can
+ * write would be trust they choose. Such a record is ignored, and `problem` says why.
  */
-import { promises as fs, realpathSync } from 'node:fs';
+import { constants as fsConstants, promises as fs, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArray, isRecord } from '../core/json/values';
-import type { FolderTrust } from '../core/trust';
+import { OUTDATED_RECORD, TRUST_BINDING, type FolderTrust } from '../core/trust';
 
 export interface TrustedServer {
   readonly fingerprint: string;
@@ -25,6 +30,8 @@ export interface TrustedServer {
 
 export interface TrustedFolder {
   readonly trustedAt: string;
+  /** What its fingerprints bind (core/trust.ts TRUST_BINDING); 1 for records made before binding 2. */
+  readonly binding: number;
   readonly servers: readonly TrustedServer[];
 }
 
@@ -70,9 +77,21 @@ export function parseTrustRecord(text: string): { record: TrustRecord; problem?:
   const entries: Array<[string, unknown]> = Object.entries(parsed.folders);
   for (const [folder, value] of entries) {
     if (!isRecord(value) || !isArray(value.servers)) continue;
-    folders[folder] = { trustedAt: typeof value.trustedAt === 'string' ? value.trustedAt : '', servers: value.servers.filter(isTrustedServer) };
+    const binding = typeof value.binding === 'number' ? value.binding : 1;
+    folders[folder] = { trustedAt: typeof value.trustedAt === 'string' ? value.trustedAt : '', binding, servers: value.servers.filter(isTrustedServer) };
   }
   return { record: { version: 1, folders } };
+}
+
+/** Why a record (or its folder) is not the user's own, or undefined when it is (always on Windows). */
+function ownershipProblem(status: { uid: number; mode: number; isFile(): boolean; isDirectory(): boolean }, what: 'file' | 'folder'): string | undefined {
+  if (what === 'file' && !status.isFile()) return 'it is not a regular file';
+  if (what === 'folder' && !status.isDirectory()) return 'its folder is not a folder';
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return undefined;
+  const subject = what === 'file' ? 'it' : 'its folder';
+  if (status.uid !== process.getuid()) return `${subject} is owned by user ${status.uid}, not by you (${process.getuid()})`;
+  if ((status.mode & 0o022) !== 0) return `${subject} is writable by ${(status.mode & 0o020) !== 0 ? 'its group' : 'others'} (mode ${(status.mode & 0o777).toString(8)})`;
+  return undefined;
 }
 
 export class TrustStore {
@@ -83,10 +102,21 @@ export class TrustStore {
 
   async read(): Promise<TrustRecord> {
     let text: string;
+    let handle: fs.FileHandle | undefined;
     try {
-      text = await fs.readFile(this.file, 'utf8');
-    } catch {
+      handle = await fs.open(this.file, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+      const unsafe = ownershipProblem(await handle.stat(), 'file') ?? ownershipProblem(await fs.stat(path.dirname(this.file)), 'folder');
+      if (unsafe) {
+        this.problem(`toolpin: ignoring the trust record ${this.file}: ${unsafe}; no folder is trusted by it (fix its owner and mode, e.g. chmod 600, or delete it and run toolpin trust again)`);
+        return EMPTY;
+      }
+      text = await handle.readFile('utf8');
+    } catch (error) {
+      // A link at the record's name is refused by O_NOFOLLOW (ELOOP): somebody else's choice of record.
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') this.problem(`toolpin: ignoring the trust record ${this.file}: it is a symbolic link`);
       return EMPTY;
+    } finally {
+      await handle?.close();
     }
     const { record, problem } = parseTrustRecord(text);
     if (problem) this.problem(`toolpin: ignoring the trust record ${this.file}: ${problem}`);
@@ -97,13 +127,14 @@ export class TrustStore {
   async folderTrust(folder: string, howToTrust: string): Promise<FolderTrust> {
     const entry = (await this.read()).folders[canonicalFolder(folder)];
     if (!entry) return { kind: 'untrusted', howToTrust };
-    return { kind: 'recorded', approved: new Set(entry.servers.map((server) => server.fingerprint)), howToApprove: howToTrust };
+    const approved = new Set(entry.servers.map((server) => server.fingerprint));
+    return { kind: 'recorded', approved, howToApprove: howToTrust, ...(entry.binding < TRUST_BINDING ? { outdated: OUTDATED_RECORD } : {}) };
   }
 
   /** Records a folder as trusted for exactly these servers (replacing what was recorded). */
   async trust(folder: string, servers: readonly TrustedServer[], now: Date = new Date()): Promise<void> {
     const record = await this.read();
-    await this.write({ version: 1, folders: { ...record.folders, [canonicalFolder(folder)]: { trustedAt: now.toISOString(), servers } } });
+    await this.write({ version: 1, folders: { ...record.folders, [canonicalFolder(folder)]: { trustedAt: now.toISOString(), binding: TRUST_BINDING, servers } } });
   }
 
   /** Removes a folder's record; returns false when it had none. */
