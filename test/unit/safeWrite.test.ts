@@ -3,7 +3,7 @@
  * (issue 25). Real files and real links in a temporary folder.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -102,8 +102,7 @@ describe('writeFileSafely', () => {
 });
 
 function statRealpath(folder: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('node:fs') as typeof import('node:fs')).realpathSync(folder);
+  return realpathSync(folder);
 }
 
 describe('locks', () => {
