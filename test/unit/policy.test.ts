@@ -29,7 +29,7 @@ describe('parsePolicy', () => {
       // comments and trailing commas, as JSONC allows
       "rules": [ { "server": "memory", "tool": "read_graph", "severity": { "TP400": "warning" } }, ],
       "ignore": [ { "server": "notes_tools", "tool": "add_numbers", "codes": ["TP400"], "reason": "upstream fix pending", "expires": "2027-01-31" } ],
-    }`);
+    }`, Date.now());
     assert.deepEqual(problems, []);
     assert.deepEqual(policy, {
       rules: [{ server: 'memory', tool: 'read_graph', severity: { TP400: 'warning' } }],
@@ -39,7 +39,7 @@ describe('parsePolicy', () => {
 
   test('a missing reason or expiry is a positioned TP104 and the ignore is left out', () => {
     const text = '{ "ignore": [ { "tool": "a", "codes": ["TP400"], "expires": "2027-01-31" }, { "tool": "b", "codes": ["TP400"], "reason": "r" } ] }';
-    const { policy, problems } = parsePolicy(text);
+    const { policy, problems } = parsePolicy(text, Date.now());
     assert.deepEqual(policy.ignore, []);
     assert.deepEqual(
       problems.map((found) => [found.code, covered(text, found), found.message]),
@@ -62,7 +62,7 @@ describe('parsePolicy', () => {
         { "codes": [], "reason": "r", "expires": "2027-01-31" }
       ]
     }`;
-    const { policy, problems } = parsePolicy(text);
+    const { policy, problems } = parsePolicy(text, Date.now());
     assert.deepEqual(policy, { rules: [], ignore: [] });
     assert.deepEqual(
       problems.map((found) => [found.code, covered(text, found)]),
@@ -80,7 +80,7 @@ describe('parsePolicy', () => {
 
   test('garbage never throws: syntax errors, wrong types, a non-object root', () => {
     for (const text of ['', '{', '[]', '"x"', '{ "rules": 3, "ignore": {} }', '{ "ignore": [ 1, null, { "codes": "TP400" } ] }', '{ "rules": [ { "severity": { "TP400": 1 } } ] }', '\u0000\uffff']) {
-      const { policy, problems } = parsePolicy(text);
+      const { policy, problems } = parsePolicy(text, Date.now());
       assert.ok(Array.isArray(policy.rules) && Array.isArray(policy.ignore), text);
       if (text.trim().length > 0) assert.ok(problems.length > 0, `${JSON.stringify(text)} has a problem`);
     }
@@ -95,7 +95,7 @@ describe('parsePolicy', () => {
 
 describe('applyPolicy', () => {
   const policy = (text: string): Policy => {
-    const parsed = parsePolicy(text);
+    const parsed = parsePolicy(text, Date.now());
     assert.deepEqual(parsed.problems, []);
     return parsed.policy;
   };
@@ -159,7 +159,7 @@ describe('applyPolicyToVerification on a real verification', () => {
 
   test('the verdict stays drifted and carries the note of its relaxed TP400', () => {
     assert.equal(verification.verdicts[0]!.state, 'drifted');
-    const ignores = parsePolicy('{ "ignore": [ { "server": "notes_tools", "tool": "add_numbers", "codes": ["TP400"], "reason": "r", "expires": "2027-01-31" } ] }').policy;
+    const ignores = parsePolicy('{ "ignore": [ { "server": "notes_tools", "tool": "add_numbers", "codes": ["TP400"], "reason": "r", "expires": "2027-01-31" } ] }', Date.now()).policy;
     const result = applyPolicyToVerification(verification, ignores, NOW);
     const verdict = result.verdicts[0] as PolicedVerdict;
     assert.equal(verdict.state, 'drifted');

@@ -5,7 +5,7 @@
  * Exit status: 0 every pin verified and no error-level problem; 1 any drift, missing tool or
  * error-level problem; 2 nothing of that, but something could not be verified (or read).
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LineIndex, type Position } from '../core/json/lineIndex';
@@ -15,6 +15,7 @@ import type { TrustVerdict } from '../core/trust';
 import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report/report';
 import { toMarkdown } from '../core/report/markdownReport';
 import { errorCode } from '../core/json/values';
+import { scopeFor, WriteRefused, writeFileSafely } from '../io/safeWrite';
 import { nodeFileSystem } from '../engine/nodeFileSystem';
 import { type CheckedDocument, type CheckIssue, checkWorkspace, type ListingProgress, type WorkspaceCheck } from '../engine/workspaceCheck';
 import { terminalSafe } from '../core/report/terminalText';
@@ -177,7 +178,7 @@ function terminalProgress(io: CliIo, total: number): ListingProgress {
 
 export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number> {
   const args: CheckArgs = given.structureOnly ? { ...given, offline: true } : given;
-  const { documents, registry, listings, results, couldNotRead, pinnedContent, policy } = await verifyPaths(io, args, 'check');
+  const { documents, registry, listings, results, couldNotRead, pinnedContent, policy, workspaceFolder } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
@@ -199,12 +200,13 @@ export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number>
 
   if (args.sarifFile !== undefined) {
     const target = path.resolve(io.cwd, args.sarifFile);
+    // Inside the workspace (the Action's toolpin.sarif) the report stays inside it, whatever links
+    // the checkout holds; a file named elsewhere is written at exactly that name (io/safeWrite.ts).
     try {
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, `${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`, 'utf8');
+      await writeFileSafely(target, `${JSON.stringify(toSarif(report, TOOLPIN_VERSION, reportInputs), null, 2)}\n`, scopeFor(target, workspaceFolder));
     } catch (error) {
       // A CI job that asked for SARIF and gets none must not pass: 0 becomes 2, a failure stays.
-      io.stderr(`toolpin check: cannot write ${args.sarifFile}: ${String(errorCode(error) ?? error)}\n`);
+      io.stderr(`toolpin check: cannot write ${args.sarifFile}: ${error instanceof WriteRefused ? terminalSafe(error.reason) : String(errorCode(error) ?? error)}\n`);
       if (status === 0) status = 2;
     }
   }

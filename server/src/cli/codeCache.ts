@@ -24,11 +24,12 @@
  *   folder instead of the platform's cache folder.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import Module from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { constants as vmConstants, Script } from 'node:vm';
+import { makeFolderSafelySync, removeFileSafelySync, writeFileSafelySync } from '../io/safeWrite';
 
 /** The bundles of dist/ that go through the cache. */
 const BUNDLE_NAME = /^(?:commands|babel-parser|ajv|re2js)\.js$/;
@@ -101,7 +102,7 @@ export function installCodeCache(folder: string | undefined, bundleFolder: strin
 /** Makes the folder when it is missing; true when it is the user's own and nobody else can write it. */
 function ownFolder(folder: string): boolean {
   try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    makeFolderSafelySync(folder, 0o700);
     const status = statSync(folder);
     if (!status.isDirectory()) return false;
     if (process.platform === 'win32' || typeof process.getuid !== 'function') return true;
@@ -131,11 +132,9 @@ function readOwnFile(path: string): Buffer | undefined {
 function writeEntry(folder: string, done: Unwritten): void {
   try {
     const data = done.script.createCachedData();
-    const temporary = join(folder, `.${done.bundle}-${process.pid}.tmp`);
-    writeFileSync(temporary, data, { mode: 0o600, flag: 'w' });
-    renameSync(temporary, done.entry);
+    writeFileSafelySync(done.entry, data, { exactly: true }, { mode: 0o600 });
     for (const name of readdirSync(folder)) {
-      if (name.startsWith(`${done.bundle}-`) && name.endsWith('.bin') && join(folder, name) !== done.entry) unlinkSync(join(folder, name));
+      if (name.startsWith(`${done.bundle}-`) && name.endsWith('.bin') && join(folder, name) !== done.entry) removeFileSafelySync(join(folder, name));
     }
   } catch {
     // A cache that cannot be written is a cache that is not there (see the contract).

@@ -14,13 +14,16 @@
  * It writes only with `--yes` (or after a "y" at a terminal): the new pins in place (comments and
  * formatting kept; a bare pin stays bare), their store entries, and with `--remove-missing` the
  * removal of the missing connector entries (the rest of the file byte for byte). `--tool NAME`
- * limits it to one tool.
+ * limits it to one tool. A drift of the security class (TP407: the new text carries cues of tool
+ * poisoning) is never written by a bulk `--yes`: it is shown, left as it is and named, and only
+ * `--yes --tool NAME` writes it, one tool at a time.
  *
  * Exit status: 0 nothing drifted or missing, or every change shown was written; 1 changes shown but
- * not written (a dry run), or missing pins left that only a manual edit fixes; 2 nothing drifted or
+ * not written (a dry run, a security-class re-pin left for review, a write refused), or missing pins
+ * left that only a manual edit fixes; 2 nothing drifted or
  * missing, but something could not be verified (or no document was found).
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
 import { analyzeDocument, connectorOf, isCompiledStack } from '../core/documents/documents';
@@ -32,7 +35,7 @@ import type { Problem } from '../core/problems';
 import { terminalSafe } from '../core/report/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
 import { errorMessage } from '../core/json/values';
-import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
+import { FileLockTimeout, scopeFor, withFileLock, WriteRefused, writeFileSafely } from '../io/safeWrite';
 import { type CheckArgs, type CliDocument, displayPath, type VerifiedWorkspace, verifyPaths } from './checkCommand';
 import { type CliIo, readIfPresent } from './io';
 
@@ -205,7 +208,9 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
     if (!entry) byDocument.set(document, (entry = { repins: [], removals: [] }));
     return entry;
   };
-  for (const repin of repins) of(repin.document).repins.push(repin);
+  // A drift of the security class (TP407) is reviewed one tool at a time: a bulk write leaves it.
+  const heldBack = args.tool === undefined ? repins.filter((repin) => repin.security !== undefined) : [];
+  for (const repin of repins) if (!heldBack.includes(repin)) of(repin.document).repins.push(repin);
   for (const removal of removals) of(removal.document).removals.push(removal);
   const outcome: WriteOutcome = { repinned: 0, removed: 0, files: 0, notWritten: 0, refused: 0 };
   for (const [document, list] of byDocument) {
@@ -218,10 +223,16 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
     .filter(Boolean)
     .join(' and ');
   io.stdout(`Wrote ${done} in ${outcome.files} file(s)${outcome.repinned > 0 ? ` and ${outcome.refused > 0 ? `${outcome.repinned - outcome.refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`);
+  for (const repin of heldBack) {
+    io.stdout(
+      `${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: its drift carries cues of tool poisoning (TP407); review it above, then re-pin it alone: toolpin pin --yes --tool ${JSON.stringify(repin.tool)}\n`,
+    );
+  }
   const left = manual.length + (removable.length - outcome.removed);
   if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
   if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
-  return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 ? 1 : 0;
+  if (heldBack.length > 0) io.stdout(`${heldBack.length} security-class re-pin(s) left for review, one tool at a time.\n`);
+  return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 || heldBack.length > 0 ? 1 : 0;
 }
 
 /**
@@ -297,7 +308,9 @@ async function writeDocument(
 ): Promise<void> {
   const shownCount = shown.repins.length + shown.removals.length;
   try {
-    await withFileLock(document.path, async () => {
+    const scope = scopeFor(document.path, verified.workspaceFolder);
+    const onStale = (lock: string, whose: string): void => io.stderr(`toolpin pin: took over the stale lock ${displayPath(io.cwd, lock)} (${terminalSafe(whose)})\n`);
+    await withFileLock(document.path, scope, async () => {
       let current: string;
       try {
         current = await readFile(document.path, 'utf8');
@@ -349,14 +362,14 @@ async function writeDocument(
       }
       if (list.repins.length > 0) await writeStoreEntries(io, verified.workspaceFolder, list.repins, outcome);
       if (text !== current) {
-        await writeFileAtomic(document.path, text);
+        await writeFileSafely(document.path, text, scope);
         outcome.files++;
       }
       outcome.repinned += list.repins.length;
       outcome.removed += removed;
-    });
+    }, { onStale });
   } catch (error) {
-    const reason = error instanceof FileLockTimeout ? error.message : `${document.display} could not be written: ${errorMessage(error)}`;
+    const reason = error instanceof FileLockTimeout ? error.message : error instanceof WriteRefused ? terminalSafe(error.message) : `${document.display} could not be written: ${errorMessage(error)}`;
     io.stderr(`toolpin pin: ${reason}; nothing written to ${document.display}\n`);
     outcome.notWritten += shownCount;
   }
@@ -364,7 +377,9 @@ async function writeDocument(
 
 /** The pin store's entries of the re-pins (content-addressed: an existing entry is the same bytes). */
 async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: readonly Repin[], outcome: WriteOutcome): Promise<void> {
-  await mkdir(path.join(workspaceFolder, '.toolpin', 'store'), { recursive: true });
+  // Every entry is written inside the workspace: a planted link at an entry's name (which the
+  // server chooses through the live hash) or at .toolpin/store is refused (io/safeWrite.ts).
+  const scope = { root: workspaceFolder };
   for (const repin of repins) {
     const parsed = parseAnyPin(repin.live);
     if (!parsed) continue;
@@ -375,10 +390,10 @@ async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: rea
       io.stderr(`toolpin pin: not writing ${entry.relativePath}: the live tool "${terminalSafe(repin.tool)}" on ${terminalSafe(repin.server)} contains a credential value Toolpin gave the server, and the store is meant to be committed\n`);
       continue;
     }
-    await writeFileAtomic(path.join(workspaceFolder, entry.relativePath), entry.content);
+    await writeFileSafely(path.join(workspaceFolder, entry.relativePath), entry.content, scope);
     // The whole definition as served beside it (core/verify/fullDefinition.ts), unless it holds a credential.
     const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
-    if (full && !containsKnownSecret(full.content)) await writeFileAtomic(path.join(workspaceFolder, full.relativePath), full.content);
+    if (full && !containsKnownSecret(full.content)) await writeFileSafely(path.join(workspaceFolder, full.relativePath), full.content, scope);
   }
 }
 

@@ -35,7 +35,7 @@ export class PolicyReader {
     if (!found) {
       const file = policyPathOf(folder);
       found = this.readFile(file).then(
-        (text) => (text === undefined ? { path: file, text, policy: EMPTY_POLICY, problems: [] } : { path: file, text, ...parsePolicy(text) }),
+        (text) => (text === undefined ? { path: file, text, policy: EMPTY_POLICY, problems: [] } : { path: file, text, ...parsePolicy(text, Date.now()) }),
         () => ({ path: file, text: undefined, policy: EMPTY_POLICY, problems: [] }),
       );
       this.cache.set(folder, found);

@@ -50,6 +50,7 @@ import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { containsKnownSecret } from '../mcp/credentials';
 import { isOutsideThePinData, readFullDefinition } from '../core/verify/fullDefinition';
 import { RepinEditsRequest, type RepinEditsResult } from '../protocol';
+import { checkWriteTarget } from '../io/safeWrite';
 import { runSafe } from '../util/runSafe';
 import { DIAGNOSTIC_SOURCE } from '../util/toLsp';
 import { pathToUri, uriToPath } from '../util/uris';
@@ -79,8 +80,12 @@ export function buildWorkspaceEdit(
   const changes: Array<TextDocumentEdit | CreateFile> = [];
   const seen = new Set<string>();
   for (const entry of storeEntries) {
-    const uri = pathToUri(path.join(entry.folder, entry.relativePath));
+    const file = path.join(entry.folder, entry.relativePath);
+    const uri = pathToUri(file);
     if (seen.has(uri)) continue;
+    // The client creates or overwrites this file: never at a path a link leads out of the folder
+    // from (the same check io/safeWrite.ts makes before the CLI writes an entry).
+    if (!writableInside(file, entry.folder)) continue;
     seen.add(uri);
     // Pinned-content entries are content-addressed: overwriting one writes the same bytes it held.
     // A full-definition entry (core/verify/fullDefinition.ts) is keyed by its pin and is replaced on purpose.
@@ -89,6 +94,16 @@ export function buildWorkspaceEdit(
   }
   changes.push(documentEdit);
   return { documentChanges: changes };
+}
+
+/** True when `file` may be written within `folder`: its real location, links resolved, is inside. */
+export function writableInside(file: string, folder: string): boolean {
+  try {
+    checkWriteTarget(file, { root: folder });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The store entries of a re-pin: the pinned content and, when the payload has it, the full definition. */
@@ -129,7 +144,13 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
   const actions: CodeAction[] = [];
   const reviewActions: CodeAction[] = [];
   const text = document.getText();
+  // A document that is a link leading out of its folder gets no edit: applying one would write
+  // the file the link points to.
+  if (document.uri.startsWith('file:') && !writableInside(file, folder)) return [];
 
+  // A drift of the security class (TP407 on the same pin) is reviewed one tool at a time: its
+  // re-pin is never preferred nor part of a bulk re-pin (issue 22 §5).
+  const securityOffsets = new Set((await workspace.verification(file)).problems.filter((found) => found.code === 'TP407').map((found) => found.span.offset));
   if (wants(CodeActionKind.QuickFix)) {
     // Some clients (Neovim 0.7) do not send Diagnostic.data back: such a diagnostic is matched
     // with the current verification by code and start position instead.
@@ -144,7 +165,7 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
         const match = current.problems.find((found) => found.code === received.code && found.span.offset === offset);
         if (match?.data) diagnostic = { ...received, data: match.data };
       }
-      actions.push(...quickFixesFor(document, text, diagnostic, workspace, folder, options, reviewActions));
+      actions.push(...quickFixesFor(document, text, diagnostic, workspace, folder, options, reviewActions, securityOffsets));
     }
     actions.push(...reviewActions);
   }
@@ -174,7 +195,9 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
 async function repinsOf(file: string, workspace: LiveWorkspace, text: string): Promise<{ drifted: unknown[]; repins: TextEdit[]; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
   const folder = workspace.folderOf(file);
   const verification = await workspace.verification(file);
-  const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) ? [{ span: found.span, data: found.data }] : []));
+  const security = new Set(verification.problems.filter((found) => found.code === 'TP407').map((found) => found.span.offset));
+  // A security-class drift is left out of every bulk re-pin: it is accepted one tool at a time.
+  const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) && !security.has(found.span.offset) ? [{ span: found.span, data: found.data }] : []));
   // The pin literal keeps its own quote (a source file's '…' or `…`).
   const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live, text));
   const entries = drifted.flatMap((found) => storeEntriesFor(found.data).map((entry) => ({ folder, ...entry })));
@@ -183,7 +206,9 @@ async function repinsOf(file: string, workspace: LiveWorkspace, text: string): P
 
 /** The `toolpin/repinEdits` answer: re-pins only, and their count. */
 export async function computeRepinEdits(document: TextDocument, workspace: LiveWorkspace, options: EditBuilder): Promise<RepinEditsResult> {
-  const { repins, entries } = await repinsOf(uriToPath(document.uri), workspace, document.getText());
+  const file = uriToPath(document.uri);
+  if (document.uri.startsWith('file:') && !writableInside(file, workspace.folderOf(file))) return { edit: null, repins: 0 };
+  const { repins, entries } = await repinsOf(file, workspace, document.getText());
   return { edit: repins.length > 0 ? buildWorkspaceEdit(document, repins, entries, options) : null, repins: repins.length };
 }
 
@@ -207,6 +232,7 @@ function quickFixesFor(
   folder: string,
   options: EditBuilder,
   reviewActions: CodeAction[],
+  securityOffsets: ReadonlySet<number> = new Set(),
 ): CodeAction[] {
   const data: unknown = diagnostic.data;
   const start = document.offsetAt(diagnostic.range.start);
@@ -228,12 +254,14 @@ function quickFixesFor(
           command: { title: 'Review and re-pin', command: 'toolpin.reviewRepin', arguments: [document.uri, diagnostic.range.start] },
         });
       }
+      // The title of a security-class re-pin says what it accepts, and it is never the preferred fix.
+      const security = securityOffsets.has(start);
       return [
         {
-          title: `Re-pin "${data.tool}" to ${data.live}`,
+          title: security ? `Re-pin "${data.tool}" to ${data.live}, accepting its new text that carries cues of tool poisoning (TP407)` : `Re-pin "${data.tool}" to ${data.live}`,
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
-          isPreferred: true,
+          ...(security ? {} : { isPreferred: true }),
           edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live, document.getText())], entries, options),
         },
       ];

@@ -76,7 +76,7 @@ export function registerDiagnostics(
       if (shown.delete(uri)) notifySafely(() => connection.sendDiagnostics({ uri, diagnostics: [] }));
       return;
     }
-    const diagnostics = parsePolicy(open.getText()).problems.map((found) => redactKnownSecretsDeep(problemToDiagnostic(open, found)));
+    const diagnostics = parsePolicy(open.getText(), Date.now()).problems.map((found) => redactKnownSecretsDeep(problemToDiagnostic(open, found)));
     if (diagnostics.length > 0) shown.add(uri);
     else shown.delete(uri);
     notifySafely(() => connection.sendDiagnostics({ uri, version: open.version, diagnostics }));

@@ -58,6 +58,14 @@ export async function computeHover(document: TextDocument, offset: number, works
   const kind = target.kind === 'schema' ? 'schema pin' : 'tool pin';
   const state = verdict ? STATE_TEXT[verdict.state] : !target.pin ? (target.pinSpan ? 'malformed pin' : 'not pinned') : undefined;
   lines.push(`${state ? `**${state}** · ` : ''}${kind} of ${inlineCode(target.tool)}${definition ? ` on ${inlineCode(definition.name)}` : ''}`);
+  // A drift of the security class is reviewed before anything else is read: the cues and the
+  // pinned → live diff come first, right under the title (issue 22 §5).
+  const security = target.pin && liveTool && verdict?.state === 'drifted' ? verification.problems.find((found) => found.code === 'TP407' && target.pinSpan && found.span.offset === target.pinSpan.offset) : undefined;
+  if (security && isSecurityData(security.data) && liveTool) {
+    lines.push('', `**⚠ Security:** the ${security.data.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:`);
+    for (const cue of security.data.cues) lines.push(`- ${cue.label}: ${inlineCode(cue.evidence)}`);
+    lines.push('', ...(await changeSection(workspace, file, target, liveTool)));
+  }
   // Drift is explained by "What changed" below; other states need their reason.
   if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${inlineCode(verdict.reason)}`);
   // What the repository's policy did to this pin's finding (its reason is the repository's text).
@@ -76,13 +84,7 @@ export async function computeHover(document: TextDocument, offset: number, works
   else if (listing?.status === 'pending') lines.push('| server | listing… |');
   if (listing?.status === 'unavailable') lines.push('', `Server: ${inlineCode(listing.message)}`);
 
-  if (target.pin && liveTool && verdict?.state === 'drifted') {
-    // A security finding (TP407) comes first: the cue is what a reviewer must see before re-pinning.
-    const security = verification.problems.find((found) => found.code === 'TP407' && target.pinSpan && found.span.offset === target.pinSpan.offset);
-    if (security && isSecurityData(security.data)) {
-      lines.push('', `**⚠ Security:** the ${security.data.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:`);
-      for (const cue of security.data.cues) lines.push(`- ${cue.label}: ${inlineCode(cue.evidence)}`);
-    }
+  if (target.pin && liveTool && verdict?.state === 'drifted' && !(security && isSecurityData(security.data))) {
     lines.push('', ...(await changeSection(workspace, file, target, liveTool)));
   }
   if (liveTool) {

@@ -17,6 +17,7 @@
  * write would be trust they choose. Such a record is ignored, and `problem` says why.
  */
 import { constants as fsConstants, promises as fs, realpathSync } from 'node:fs';
+import { makeFolderSafely, writeFileSafely } from './safeWrite';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArray, isRecord } from '../core/json/values';
@@ -149,9 +150,8 @@ export class TrustStore {
   }
 
   private async write(record: TrustRecord): Promise<void> {
-    await fs.mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    const temporary = `${this.file}.${process.pid}.${Date.now()}.tmp`;
-    await fs.writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-    await fs.rename(temporary, this.file);
+    await makeFolderSafely(path.dirname(this.file), 0o700);
+    // The user's own record, at exactly its name: a link planted there is refused, not followed.
+    await writeFileSafely(this.file, `${JSON.stringify(record, null, 2)}\n`, { exactly: true }, { mode: 0o600 });
   }
 }

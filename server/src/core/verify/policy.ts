@@ -116,7 +116,17 @@ function codeProblem(code: string, span: Span, where: string): Problem {
  * Reads a policy text. Never throws: syntax errors, wrong shapes and bad values are problems in
  * the policy file, and an entry with a problem is left out of the policy (it changes nothing).
  */
-export function parsePolicy(text: string): PolicyAnalysis {
+/** The codes of the security class (core/report/report.ts SECURITY_CODES): their ignores are bounded. */
+const SECURITY_CLASS: ReadonlySet<string> = new Set(['TP407']);
+/** An ignore of a security-class finding expires within this many days of the day it is read. */
+export const SECURITY_IGNORE_MAX_DAYS = 90;
+
+/**
+ * Reads a policy file. `now` (injected) bounds the ignores of security-class codes: one whose
+ * expiry is more than {@link SECURITY_IGNORE_MAX_DAYS} days ahead is refused with TP413 at its
+ * expiry, so the finding is reported as if it were not ignored.
+ */
+export function parsePolicy(text: string, now: number): PolicyAnalysis {
   const document = parseJsonDocument(text);
   const problems: Problem[] = [...document.problems];
   const root = document.root;
@@ -186,6 +196,12 @@ export function parsePolicy(text: string): PolicyAnalysis {
     }
     if (expires && !isCalendarDate(expires.value)) {
       problems.push(invalid(expires.span, `"expires" in ${where} must be a date written YYYY-MM-DD, found "${expires.value}"`));
+      ok = false;
+    }
+    const security = codes.filter((code) => SECURITY_CLASS.has(code));
+    const latest = dayOf(now + SECURITY_IGNORE_MAX_DAYS * 86_400_000);
+    if (ok && security.length > 0 && expires!.value > latest) {
+      problems.push(invalid(expires!.span, `the ignore of the security-class code ${security.join(', ')} in ${where} expires on ${expires!.value}, more than ${SECURITY_IGNORE_MAX_DAYS} days ahead: it must expire by ${latest}; until then the finding is reported`));
       ok = false;
     }
     if (ok) ignore.push({ ...scope!, codes, reason: reason!.value.trim(), expires: expires!.value });
