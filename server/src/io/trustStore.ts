@@ -15,6 +15,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArray, isRecord } from '../core/json/values';
+import { isNotARegularFile, readRegularText } from './regularFile';
 import type { FolderTrust } from '../core/trust';
 
 export interface TrustedServer {
@@ -84,8 +85,9 @@ export class TrustStore {
   async read(): Promise<TrustRecord> {
     let text: string;
     try {
-      text = await fs.readFile(this.file, 'utf8');
-    } catch {
+      text = await readRegularText(this.file);
+    } catch (error) {
+      if (isNotARegularFile(error)) this.problem(`toolpin: ignoring the trust record ${this.file}: ${error.message}`);
       return EMPTY;
     }
     const { record, problem } = parseTrustRecord(text);
