@@ -20,7 +20,7 @@
  * not written (a dry run), or missing pins left that only a manual edit fixes; 2 nothing drifted or
  * missing, but something could not be verified (or no document was found).
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
 import { analyzeDocument, connectorOf, isCompiledStack } from '../core/documents/documents';
@@ -33,6 +33,7 @@ import { terminalSafe } from '../core/report/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
 import { errorMessage } from '../core/json/values';
 import { FileLockTimeout, withFileLock, writeFileAtomic } from '../io/atomicWrite';
+import { readRegularText } from '../io/regularFile';
 import { type CheckArgs, type CliDocument, displayPath, type VerifiedWorkspace, verifyPaths } from './checkCommand';
 import { type CliIo, readIfPresent } from './io';
 
@@ -300,7 +301,7 @@ async function writeDocument(
     await withFileLock(document.path, async () => {
       let current: string;
       try {
-        current = await readFile(document.path, 'utf8');
+        current = await readRegularText(document.path);
       } catch (error) {
         io.stderr(`toolpin pin: ${document.display} could not be read again before writing (${errorMessage(error)}); nothing written to it\n`);
         outcome.notWritten += shownCount;
@@ -377,7 +378,7 @@ async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: rea
     }
     await writeFileAtomic(path.join(workspaceFolder, entry.relativePath), entry.content);
     // The whole definition as served beside it (core/verify/fullDefinition.ts), unless it holds a credential.
-    const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
+    const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, server: repin.server, content: repin.liveDefinition })[1];
     if (full && !containsKnownSecret(full.content)) await writeFileAtomic(path.join(workspaceFolder, full.relativePath), full.content);
   }
 }
