@@ -15,6 +15,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -102,7 +103,7 @@ describe('a FIFO in place of a file Toolpin reads', { skip: !posix && 'no FIFOs 
     assert.match(result.stderr, /policy\.jsonc: not a regular file \(a named pipe \(FIFO\)\); skipped/);
     assert.match(result.stderr, /\.gitignore: not a regular file \(a named pipe \(FIFO\)\); skipped/);
     assert.equal(result.status, 2, 'a skipped .gitignore is a path the check could not read');
-    assert.deepEqual((JSON.parse(result.stdout) as { files: unknown[] }).files, (JSON.parse(reference.stdout) as { files: unknown[] }).files);
+    assert.deepEqual((parseCheckReport(result.stdout) as { files: unknown[] }).files, (parseCheckReport(reference.stdout) as { files: unknown[] }).files);
   });
 
   test('.toolpin/sources.jsonc: the check ends with exit 2 and names the pipe', { timeout: 40_000 }, async () => {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { serverSlug } from '../../server/src/core/verify/fullDefinition';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -39,7 +40,7 @@ describe('full definitions in the store', () => {
   const serve = (version: number, patch: Record<string, unknown>): void => writeFileSync(control, JSON.stringify({ version, rewrite: { echo_upper: patch } }));
   const check = (...extra: string[]): { status: number | null; report: Report } => {
     const result = run(workspace, 'check', '--format', 'json', ...extra);
-    return { status: result.status, report: JSON.parse(result.stdout) as Report };
+    return { status: result.status, report: parseCheckReport(result.stdout) as Report };
   };
 
   before(() => {
@@ -107,7 +108,7 @@ describe('full definitions of one tool on two servers', () => {
   };
   const check = (): { status: number | null; report: Report; stderr: string } => {
     const result = run(workspace, 'check', '--format', 'json', '--fail-on', 'warning');
-    return { status: result.status, report: JSON.parse(result.stdout) as Report, stderr: result.stderr };
+    return { status: result.status, report: parseCheckReport(result.stdout) as Report, stderr: result.stderr };
   };
   const codes = (report: Report): string[] => report.files.flatMap((file) => file.problems.map((found) => found.code));
 

@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -65,7 +66,7 @@ describe('a module Babel cannot read whole is never a pass', () => {
     writeFileSync(path.join(workspace, 'src', 'connectors.ts'), connector(hostile));
     const result = spawnSync(process.execPath, [cli, 'check', '--format', 'json', 'src'], { cwd: workspace, encoding: 'utf8', timeout: 60_000, input: '', env: { ...process.env, TOOLPIN_TRUST: '1' } });
     assert.equal(result.error, undefined, String(result.error));
-    return { status: result.status, report: JSON.parse(result.stdout) as Report, stderr: result.stderr };
+    return { status: result.status, report: parseCheckReport(result.stdout) as Report, stderr: result.stderr };
   };
 
   for (const [name, hostile] of HOSTILE) {
@@ -97,7 +98,7 @@ describe('a module over maxFileBytes (default 2 MiB) is skipped with a message, 
   const check = (text: string): { status: number | null; report: Report; stderr: string } => {
     writeFileSync(path.join(workspace, 'src', 'bundle.ts'), text);
     const result = spawnSync(process.execPath, [cli, 'check', '--offline', '--format', 'json', 'src'], { cwd: workspace, encoding: 'utf8', timeout: 60_000, input: '', env: { ...process.env, TOOLPIN_TRUST: '1' } });
-    return { status: result.status, report: JSON.parse(result.stdout) as Report, stderr: result.stderr };
+    return { status: result.status, report: parseCheckReport(result.stdout) as Report, stderr: result.stderr };
   };
 
   test('3 MiB naming defineConnector without a pin literal: TP113, exit 0', { timeout: 60_000 }, () => {
