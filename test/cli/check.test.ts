@@ -59,7 +59,7 @@ describe('toolpin check against live servers', () => {
       'connectors/demo.connector.jsonc|tool|echo_upper|verified',
       'unverifiable/down.blueprint.jsonc|schema|anything|cannot-verify',
     ]);
-    assert.deepEqual(report.summary, { verified: 4, drifted: 2, missing: 1, ambiguous: 0, cannotVerify: 2, problems: 5 });
+    assert.deepEqual(report.summary, { verified: 4, drifted: 2, missing: 1, ambiguous: 0, cannotVerify: 2, problems: 5, security: 0 });
 
     const drifted = pins.find((pin) => pin.tool === 'reverse_text' && pin.file.startsWith('blueprints'))!;
     assert.equal(drifted.server, 'demo');
