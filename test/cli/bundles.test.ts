@@ -18,6 +18,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const dist = path.join(root, 'dist');
@@ -127,7 +128,7 @@ describe('the deferred libraries are bundles of their own', () => {
       );
       const result = run(install, workspace, ['check', '--format', 'json', '.']);
       assert.equal(result.status, 1, result.stderr);
-      const report = JSON.parse(result.stdout) as { files: Array<{ path: string; pins: Array<{ tool: string; state: string }>; problems: Array<{ code: string; message: string }> }> };
+      const report = parseCheckReport(result.stdout) as { files: Array<{ path: string; pins: Array<{ tool: string; state: string }>; problems: Array<{ code: string; message: string }> }> };
       assert.deepEqual(report.files.map((file) => [file.path, file.pins.map((pin) => `${pin.tool}:${pin.state}`)]), [['src/steps.ts', ['echo_upper:drifted']]]);
       const tp410 = report.files[0]!.problems.filter((problem) => problem.code === 'TP410');
       assert.equal(tp410.length, 1, JSON.stringify(report.files[0]!.problems));

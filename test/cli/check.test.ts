@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import Ajv from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -43,7 +44,7 @@ describe('toolpin check against live servers', () => {
   test('the whole workspace: every state, exit 1, JSON valid against its schema', () => {
     const result = check(['--format', 'json']);
     assert.equal(result.status, 1, result.stderr);
-    const report = JSON.parse(result.stdout);
+    const report = parseCheckReport(result.stdout);
     assert.ok(validateReport({ ...report }), JSON.stringify(validateReport.errors, null, 2));
     const pins: Array<Pin & { file: string }> = report.files.flatMap((file: { path: string; pins: Pin[] }) => file.pins.map((pin) => ({ ...pin, file: file.path })));
     const states = pins.map((pin) => `${pin.file}|${pin.kind}|${pin.tool}|${pin.state}`).sort();
@@ -58,7 +59,7 @@ describe('toolpin check against live servers', () => {
       'connectors/demo.connector.jsonc|tool|echo_upper|verified',
       'unverifiable/down.blueprint.jsonc|schema|anything|cannot-verify',
     ]);
-    assert.deepEqual(report.summary, { verified: 4, drifted: 2, missing: 1, ambiguous: 0, cannotVerify: 2, problems: 5 });
+    assert.deepEqual(report.summary, { verified: 4, drifted: 2, missing: 1, ambiguous: 0, cannotVerify: 2, problems: 5, security: 0 });
 
     const drifted = pins.find((pin) => pin.tool === 'reverse_text' && pin.file.startsWith('blueprints'))!;
     assert.equal(drifted.server, 'demo');

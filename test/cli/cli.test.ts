@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { ECHO_SCHEMA_PIN, ECHO_TOOL_PIN, ECHO_UPPER } from '../support/referenceVectors';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -88,7 +89,7 @@ describe('toolpin check: the checks that need no live server (--offline)', () =>
   });
   test('json output has the documented shape with 0-based ranges', () => {
     const result = run(['check', '--offline', '--format', 'json'], { cwd: workspace });
-    const report = JSON.parse(result.stdout);
+    const report = parseCheckReport(result.stdout);
     assert.equal(report.version, 1);
     assert.deepEqual(report.files.map((file: { path: string }) => file.path), ['good.blueprint.jsonc', 'nested/bad.connector.json']);
     const problem = report.files[1].problems.find((found: { code: string }) => found.code === 'TP306');

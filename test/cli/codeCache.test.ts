@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { codeCacheFolder } from '../../server/src/cli/codeCache';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -64,7 +65,7 @@ function assertSameAsWithoutCache(run: { status: number | null; stdout: string; 
 
 describe('the code cache of the CLI bundles', () => {
   test('the reference run without the cache checked the example', () => {
-    const report = JSON.parse(withoutCache.stdout) as { files: Array<{ pins: unknown[] }> };
+    const report = parseCheckReport(withoutCache.stdout) as { files: Array<{ pins: unknown[] }> };
     assert.ok(report.files.reduce((count, file) => count + file.pins.length, 0) > 10, 'the example\'s pins are in the report');
     assert.ok(withoutCache.status === 0 || withoutCache.status === 2, `exit ${withoutCache.status}: ${withoutCache.stderr}`);
   });

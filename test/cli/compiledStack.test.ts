@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyzeDocument, documentKindOf } from '../../server/src/core/documents/documents';
 import { findFiles } from '../../server/src/io/fileFinder';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -101,7 +102,7 @@ describe('the compiled stack, found and verified', () => {
   test('toolpin check verifies its pins live: one verified, one drifted, naming the tool', () => {
     const result = spawnSync(process.execPath, [cli, 'check', '--format', 'json', '.'], { cwd: workspace, encoding: 'utf8', timeout: 60_000, input: '', env: TRUSTED_ENV });
     assert.equal(result.status, 1, `${result.stdout}\n${result.stderr}`);
-    const report: { files: Array<{ path: string; problems: Array<{ code: string; message: string }> }>; summary: Record<string, number> } = JSON.parse(result.stdout);
+    const report: { files: Array<{ path: string; problems: Array<{ code: string; message: string }> }>; summary: Record<string, number> } = parseCheckReport(result.stdout);
     assert.deepStrictEqual(report.files.map((file) => file.path), [path.join('dist', 'objectstack.json')]);
     const drift = report.files[0]!.problems.filter((found) => found.code === 'TP400' || found.code === 'TP401');
     assert.equal(drift.length, 1, JSON.stringify(report.files[0]!.problems));

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -39,7 +40,7 @@ describe('the example workspace from a copy', () => {
       assert.equal(copied.status, inPlace.status, copied.stdout + copied.stderr);
       assert.equal(copied.stdout, inPlace.stdout, `--format ${format}: the copy reports differently`);
     }
-    const report = JSON.parse(run(copy, ['check', '--workspace', '.', '.', '--format', 'json']).stdout) as { servers: Array<{ name: string; state: string; tools?: number }> };
+    const report = parseCheckReport(run(copy, ['check', '--workspace', '.', '.', '--format', 'json']).stdout) as { servers: Array<{ name: string; state: string; tools?: number }> };
     // Every stdio server of the example started from the copy; only the HTTP server is down.
     assert.deepEqual(
       report.servers.map((server) => [server.name, server.state]).sort(),

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { nodeFileSystem } from '../../server/src/engine/nodeFileSystem';
 import { findLogFiles } from '../../server/src/history/logReader';
 import { findFiles, SKIPPED_FOLDERS } from '../../server/src/io/fileFinder';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -73,14 +74,14 @@ const EXPECTED = ['flows/keep.local.blueprint.json', 'flows/main.blueprint.jsonc
 describe('one file finder', () => {
   test('check at the repository root skips .cache, dist, out, build, coverage, .vscode-test and gitignored files, and starts none of their servers', () => {
     const result = run(workspace, 'check', '--format', 'json');
-    const report = JSON.parse(result.stdout) as { files: Array<{ path: string }> };
+    const report = parseCheckReport(result.stdout) as { files: Array<{ path: string }> };
     assert.deepEqual(report.files.map((file) => file.path), EXPECTED, result.stderr);
     assert.equal(existsSync(marker), false, 'no server of a skipped folder was started');
   });
 
   test('a skipped folder named explicitly is searched: the list applies below the folder given', () => {
     const result = run(workspace, 'check', '--offline', '--format', 'json', 'dist');
-    const report = JSON.parse(result.stdout) as { files: Array<{ path: string }> };
+    const report = parseCheckReport(result.stdout) as { files: Array<{ path: string }> };
     assert.deepEqual(report.files.map((file) => file.path), ['dist/copied.connector.json']);
   });
 

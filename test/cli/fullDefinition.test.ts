@@ -11,6 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { serverSlug } from '../../server/src/core/verify/fullDefinition';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -38,7 +40,7 @@ describe('full definitions in the store', () => {
   const serve = (version: number, patch: Record<string, unknown>): void => writeFileSync(control, JSON.stringify({ version, rewrite: { echo_upper: patch } }));
   const check = (...extra: string[]): { status: number | null; report: Report } => {
     const result = run(workspace, 'check', '--format', 'json', ...extra);
-    return { status: result.status, report: JSON.parse(result.stdout) as Report };
+    return { status: result.status, report: parseCheckReport(result.stdout) as Report };
   };
 
   before(() => {
@@ -63,7 +65,7 @@ describe('full definitions in the store', () => {
   test('toolpin pin --yes writes the full definition as served', () => {
     const result = run(workspace, 'pin', '--yes');
     assert.equal(result.status, 0, result.stderr + result.stdout);
-    const file = path.join(workspace, '.toolpin', 'store', `full-sha256-${ECHO_TOOL_HEX}.json`);
+    const file = path.join(workspace, '.toolpin', 'store', `full-${serverSlug('demo_tools')}-sha256-${ECHO_TOOL_HEX}.json`);
     assert.ok(existsSync(file), 'the full-definition entry is written');
     const entry = JSON.parse(readFileSync(file, 'utf8')) as { version: number; tool: Record<string, unknown> };
     assert.equal(entry.version, 1);
@@ -84,3 +86,75 @@ describe('full definitions in the store', () => {
     assert.equal(check('--fail-on', 'warning').status, 1);
   });
 });
+
+/**
+ * Issue 25: two servers serving the same tool (one pin) used to share one full-definition entry,
+ * so the second re-pin overwrote the first server's annotations and the next check gave that
+ * server a false TP408 (or, the other way round, masked a real one). Entries are keyed by server
+ * now; an entry of an older store (no server in its name) is still read as a fallback.
+ */
+describe('full definitions of one tool on two servers', () => {
+  let workspace: string;
+  const controls: Record<string, string> = {};
+  const instance = (name: string, pin: string): Record<string, unknown> => ({
+    name,
+    provider: 'mcp',
+    providerConfig: { transport: { kind: 'stdio', command: process.execPath, args: [fixtureServer, '--stdio', '--control-file', controls[name]!] }, include: ['echo_upper'], toolsSnapshot: { echo_upper: pin } },
+  });
+  const serve = (name: string, version: number, patch: Record<string, unknown>): void => writeFileSync(controls[name]!, JSON.stringify({ version, rewrite: { echo_upper: patch } }));
+  const writeConnectors = (pin: string): void => {
+    writeFileSync(path.join(workspace, 'reader.connector.json'), JSON.stringify(instance('reader', pin)));
+    writeFileSync(path.join(workspace, 'writer.connector.json'), JSON.stringify(instance('writer', pin)));
+  };
+  const check = (): { status: number | null; report: Report; stderr: string } => {
+    const result = run(workspace, 'check', '--format', 'json', '--fail-on', 'warning');
+    return { status: result.status, report: parseCheckReport(result.stdout) as Report, stderr: result.stderr };
+  };
+  const codes = (report: Report): string[] => report.files.flatMap((file) => file.problems.map((found) => found.code));
+
+  before(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-full-two-'));
+    for (const name of ['reader', 'writer']) controls[name] = path.join(workspace, `${name}.control.json`);
+    // The same tool (name, description, input schema: one pin) with other annotations on each server.
+    serve('reader', 1, { annotations: { readOnlyHint: true } });
+    serve('writer', 1, { annotations: { readOnlyHint: false } });
+    writeConnectors(`sha256:${'0'.repeat(64)}`);
+  });
+  after(() => rmSync(workspace, { recursive: true, force: true }));
+
+  test('pin --yes keeps one entry per server, and the check right after it is clean', () => {
+    const pinned = run(workspace, 'pin', '--yes');
+    assert.equal(pinned.status, 0, pinned.stderr + pinned.stdout);
+    const store = path.join(workspace, '.toolpin', 'store');
+    for (const [name, readOnly] of [['reader', true], ['writer', false]] as const) {
+      const file = path.join(store, `full-${serverSlug(name)}-sha256-${ECHO_TOOL_HEX}.json`);
+      assert.ok(existsSync(file), `the entry of ${name}`);
+      assert.deepEqual((JSON.parse(readFileSync(file, 'utf8')) as { tool: { annotations: unknown } }).tool.annotations, { readOnlyHint: readOnly });
+    }
+    assert.ok(!existsSync(path.join(store, `full-sha256-${ECHO_TOOL_HEX}.json`)), 'no shared entry is written');
+    const { status, report } = check();
+    assert.deepEqual(codes(report), [], 'no TP408/TP409 from the other server\'s annotations');
+    assert.equal(status, 0);
+  });
+
+  test('a real flip on one server is reported for that server only', () => {
+    serve('reader', 2, { annotations: { readOnlyHint: false } });
+    const { status, report } = check();
+    assert.deepEqual(codes(report), ['TP408']);
+    assert.match(report.files.flatMap((file) => file.problems)[0]!.message, /on server "reader"/);
+    assert.equal(status, 1);
+    serve('reader', 3, { annotations: { readOnlyHint: true } });
+  });
+
+  test('an older store: the entry without a server is read as a fallback for a server without its own', () => {
+    const store = path.join(workspace, '.toolpin', 'store');
+    rmSync(path.join(store, `full-${serverSlug('writer')}-sha256-${ECHO_TOOL_HEX}.json`));
+    // The legacy entry holds the reader's definition: the writer is compared with it, as before.
+    writeFileSync(path.join(store, `full-sha256-${ECHO_TOOL_HEX}.json`), readFileSync(path.join(store, `full-${serverSlug('reader')}-sha256-${ECHO_TOOL_HEX}.json`)));
+    const { report } = check();
+    const problems = report.files.flatMap((file) => file.problems);
+    assert.deepEqual(problems.map((found) => found.code), ['TP408']);
+    assert.match(problems[0]!.message, /on server "writer"/);
+  });
+});
+

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { toolPin } from '../../server/src/core/pins/pins';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -104,7 +105,7 @@ describe('toolpin check and pin against hostile servers', () => {
     const result = run(workspace, ['check', '--format', 'json']);
     console.log(`check with a 20 MB line: ${(performance.now() - started).toFixed(0)} ms, report ${result.stdout.length} bytes`);
     assert.equal(result.status, 2, result.stderr);
-    const report = JSON.parse(result.stdout) as { summary: { verified: number; cannotVerify: number }; servers: Array<{ name: string; state: string; message?: string }> };
+    const report = parseCheckReport(result.stdout) as { summary: { verified: number; cannotVerify: number }; servers: Array<{ name: string; state: string; message?: string }> };
     assert.deepEqual([report.summary.verified, report.summary.cannotVerify], [1, 1]);
     assert.match(report.servers.find((server) => server.name === 'huge')?.message ?? '', /longer than 10 MiB/);
   });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toolPin, toolPinContent } from '../../server/src/core/pins/pins';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -101,7 +102,7 @@ describe('toolpin check: TP401 where the editor underlines it', () => {
     const connectorAt = positionOf(connectorText, '"old_tool"');
     assert.match(text.stdout, new RegExp(`flow\\.blueprint\\.jsonc:${blueprintAt} {2}MISSING .*schema pin of vanished`));
     assert.match(text.stdout, new RegExp(`connectors/demo\\.connector\\.jsonc:${connectorAt} {2}MISSING .*tool pin of old_tool`));
-    const json = JSON.parse(run(folder, 'check', '--format', 'json').stdout) as { files: Array<{ path: string; problems: Array<{ code: string; range: { start: { line: number; character: number } } }> }> };
+    const json = parseCheckReport(run(folder, 'check', '--format', 'json').stdout) as { files: Array<{ path: string; problems: Array<{ code: string; range: { start: { line: number; character: number } } }> }> };
     const tp401 = json.files.find((file) => file.path === 'flow.blueprint.jsonc')!.problems.find((found) => found.code === 'TP401')!;
     assert.equal(`${tp401.range.start.line + 1}:${tp401.range.start.character + 1}`, blueprintAt);
   });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import Ajv from 'ajv';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -49,7 +50,7 @@ interface Report {
 
 function check(folder: string, extra: string[] = []): { status: number | null; report: Report; stderr: string } {
   const result = spawnSync(process.execPath, [cli, 'check', '--workspace', folder, '--format', 'json', ...extra], { cwd: folder, encoding: 'utf8', timeout: 60_000, env: { ...process.env, TOOLPIN_TRUST: '1' } });
-  const report = JSON.parse(result.stdout) as Report;
+  const report = parseCheckReport(result.stdout) as Report;
   assert.ok(validateReport(report), JSON.stringify(validateReport.errors, null, 2));
   return { status: result.status, report, stderr: result.stderr };
 }

@@ -1,13 +1,15 @@
 /**
  * The security class end to end, on the example workspace whose rug-pull server rewrote
  * add_numbers' description into an instruction to read ~/.ssh/id_rsa: `check` reports TP407 with
- * the cue quoted, SARIF marks the rule with a security-severity, `--fail-on security` fails on it
+ * the cue quoted, SARIF marks the rule with a security-severity and the JSON report each problem
+ * with its securitySeverity (and counts them in summary.security), `--fail-on security` fails on it
  * alone, and `pin`'s dry run quotes the cue before the re-pin.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -28,6 +30,13 @@ test('check reports the rug pull as security, quoting the cue; SARIF ranks it; -
   const rule = sarif.runs[0]!.tool.driver.rules.find((candidate) => candidate.id === 'TP407');
   assert.equal(rule?.properties?.['security-severity'], '9.0');
   assert.deepEqual(sarif.runs[0]!.results.filter((result) => result.ruleId === 'TP407').map((result) => result.level), ['error']);
+
+  // The JSON report carries the same class per problem, and counts the security findings, so a
+  // script can gate on them without SARIF (issue 25).
+  const json = parseCheckReport(run('check', '--format', 'json').stdout) as { files: Array<{ problems: Array<{ code: string; securitySeverity: number | null }> }>; summary: { security: number } };
+  const problems = json.files.flatMap((file) => file.problems);
+  assert.deepEqual(problems.filter((found) => found.securitySeverity !== null).map((found) => [found.code, found.securitySeverity]), [['TP407', 9]]);
+  assert.equal(json.summary.security, 1);
 
   assert.equal(run('check', '--fail-on', 'security').status, 1, 'the rug pull fails a security-only gate');
   const bad = run('check', '--fail-on', 'sometimes');

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -92,7 +93,7 @@ describe('toolpin check and pin on TypeScript and JavaScript sources', () => {
 
     const json = run(workspace, 'check', '--format', 'json', '.');
     assert.equal(json.status, 1);
-    const report = JSON.parse(json.stdout) as { files: Array<{ path: string; pins: Array<{ tool: string; kind: string; state: string }> }> };
+    const report = parseCheckReport(json.stdout) as { files: Array<{ path: string; pins: Array<{ tool: string; kind: string; state: string }> }> };
     assert.deepEqual(
       report.files.map((file) => [file.path, file.pins.map((pin) => `${pin.kind}:${pin.tool}:${pin.state}`)]),
       [

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -93,7 +94,7 @@ describe('toolpin check on a folder it does not trust', () => {
   test('untrusted: every pin is cannot verify, naming the command it did not run; exit 2; nothing ran, nothing was sent', () => {
     const result = run(['check', '--format', 'json']);
     assert.equal(result.status, 2, result.stderr);
-    const report = JSON.parse(result.stdout) as { files: Array<{ pins: Array<{ state: string; reason: string | null }> }> };
+    const report = parseCheckReport(result.stdout) as { files: Array<{ pins: Array<{ state: string; reason: string | null }> }> };
     const pins = report.files.flatMap((file) => file.pins);
     assert.equal(pins.length, 2);
     for (const pin of pins) assert.equal(pin.state, 'cannot-verify');
@@ -118,7 +119,7 @@ describe('toolpin check on a folder it does not trust', () => {
     assert.match(listed.stdout, /notes: .*fixture-server\.mjs/);
 
     const checked = run(['check', '--format', 'json']);
-    const pins = (JSON.parse(checked.stdout) as { files: Array<{ pins: Array<{ state: string; reason: string | null }> }> }).files.flatMap((file) => file.pins);
+    const pins = (parseCheckReport(checked.stdout) as { files: Array<{ pins: Array<{ state: string; reason: string | null }> }> }).files.flatMap((file) => file.pins);
     assert.ok(pins.every((pin) => !/not trusted/.test(pin.reason ?? '')), JSON.stringify(pins));
     assert.equal(existsSync(marker), true, 'the recorded command ran');
     assert.ok(requestsReceived() > 0, 'the recorded credential URL was contacted');

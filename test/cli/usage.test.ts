@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -124,7 +125,7 @@ describe('the CLI says what happened', () => {
     assert.match(named.stderr, /under empty;/);
     const json = run(empty, 'check', '--format', 'json');
     assert.equal(json.status, 2);
-    assert.equal(JSON.parse(json.stdout).files.length, 0);
+    assert.equal(parseCheckReport(json.stdout).files.length, 0);
     const pin = run(empty, 'pin');
     assert.equal(pin.status, 2);
     assert.match(pin.stderr, /toolpin pin: no blueprint or connector file/);

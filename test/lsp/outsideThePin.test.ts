@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type CodeAction, CodeActionRequest, type CreateFile, type TextDocumentEdit } from 'vscode-languageserver-protocol';
-import { fullDefinitionContent } from '../../server/src/core/verify/fullDefinition';
+import { fullDefinitionContent, serverSlug } from '../../server/src/core/verify/fullDefinition';
 import { repoRoot, startTestServer, type TestServer } from '../support/lspClient';
 import { ECHO_TOOL_HEX, ECHO_UPPER } from '../support/referenceVectors';
 
@@ -62,7 +62,9 @@ describe('a tool that changed outside its pin, in the editor', () => {
     assert.ok(accept, JSON.stringify(actions.map((action) => action.title)));
     const changes = accept.edit!.documentChanges! as Array<TextDocumentEdit | CreateFile>;
     const created = changes.find((change): change is CreateFile => 'kind' in change && change.kind === 'create');
-    assert.equal(created?.uri, `file://${path.join(workspace, '.toolpin', 'store', `full-sha256-${ECHO_TOOL_HEX}.json`)}`);
+    // The store holds an entry of an older store (no server in its name), read as a fallback; the
+    // fix records the live definition under the server's own name (issue 25).
+    assert.equal(created?.uri, `file://${path.join(workspace, '.toolpin', 'store', `full-${serverSlug('demo_tools')}-sha256-${ECHO_TOOL_HEX}.json`)}`);
     const written = changes.find((change): change is TextDocumentEdit => 'textDocument' in change && change.textDocument.uri === created!.uri)!;
     assert.deepEqual(JSON.parse((written.edits[0] as { newText: string }).newText), { version: 1, tool: { ...ECHO_UPPER, annotations: { readOnlyHint: false } } });
     const documentEdit = changes.find((change): change is TextDocumentEdit => 'textDocument' in change && change.textDocument.uri === uri);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { analyzeConnector } from '../../server/src/core/documents/connector';
 import { storeEntries } from '../../server/src/core/documents/fixes';
-import { changesOutsideThePin, fullDefinitionContent, fullDefinitionPath, isOutsideThePinData, readFullDefinition } from '../../server/src/core/verify/fullDefinition';
+import { changesOutsideThePin, fullDefinitionContent, fullDefinitionPath, isOutsideThePinData, legacyFullDefinitionPath, pinPartsOfEntryName, readFullDefinition, serverSlug } from '../../server/src/core/verify/fullDefinition';
 import { type ListedTool, readListedTool } from '../../server/src/core/verify/listing';
 import { toolPin } from '../../server/src/core/pins/pins';
 import { connectorServers, ServerRegistry } from '../../server/src/core/verify/registry';
@@ -20,20 +20,36 @@ const HEX = PIN.slice('sha256:'.length);
 const tool = (extra: Record<string, unknown>): Record<string, unknown> => ({ ...BASE, ...extra });
 
 describe('the full-definition entry', () => {
-  test('is the canonical {version, tool} of the tool as served, keyed by the pin', () => {
+  test('is the canonical {version, tool} of the tool as served, keyed by the server and the pin', () => {
     const served = tool({ annotations: { readOnlyHint: true }, title: 'Add' });
     const content = fullDefinitionContent(served)!;
     assert.equal(content, JSON.stringify({ tool: { annotations: { readOnlyHint: true }, description: 'Add two numbers.', inputSchema: { properties: { a: { type: 'number' } }, type: 'object' }, name: 'add_numbers', title: 'Add' }, version: 1 }));
-    assert.equal(fullDefinitionPath('sha256', HEX, 'add_numbers'), `.toolpin/store/full-sha256-${HEX}.json`);
-    assert.match(fullDefinitionPath('fnv1a64', 'a76fe8d6d023fca0', 'echo_upper'), /^\.toolpin\/store\/full-fnv1a64-a76fe8d6d023fca0-[0-9a-f]{16}\.json$/);
-    assert.notEqual(fullDefinitionPath('fnv1a64', 'a76fe8d6d023fca0', 'a'), fullDefinitionPath('fnv1a64', 'a76fe8d6d023fca0', 'b'), 'two tools sharing a schema pin keep two entries');
+    assert.match(fullDefinitionPath('sha256', HEX, 'add_numbers', 'notes_tools'), new RegExp(`^\\.toolpin/store/full-notes_tools-[0-9a-f]{8}-sha256-${HEX}\\.json$`));
+    assert.match(fullDefinitionPath('fnv1a64', 'a76fe8d6d023fca0', 'echo_upper', 'notes'), /^\.toolpin\/store\/full-notes-[0-9a-f]{8}-fnv1a64-a76fe8d6d023fca0-[0-9a-f]{16}\.json$/);
+    assert.notEqual(fullDefinitionPath('fnv1a64', 'a76fe8d6d023fca0', 'a', 's'), fullDefinitionPath('fnv1a64', 'a76fe8d6d023fca0', 'b', 's'), 'two tools sharing a schema pin keep two entries');
+    assert.notEqual(fullDefinitionPath('sha256', HEX, 'add_numbers', 'one'), fullDefinitionPath('sha256', HEX, 'add_numbers', 'two'), 'two servers serving one tool keep two entries');
+    assert.equal(fullDefinitionPath('sha256', HEX, 'add_numbers', undefined), `.toolpin/store/full-sha256-${HEX}.json`, 'a server that is not known: the entry without one');
+    assert.equal(legacyFullDefinitionPath('sha256', HEX, 'add_numbers'), `.toolpin/store/full-sha256-${HEX}.json`);
     assert.deepEqual(readFullDefinition(content, 'add_numbers'), served);
+  });
+
+  test('a server\'s part of the name is a plain file name, and names that read alike never share it', () => {
+    const names = ['notes', 'Notes', 'my server', 'my_server', 'x/../../etc', 'ünïcode ✓', '', 'a'.repeat(300), 'sha256'];
+    const slugs = names.map(serverSlug);
+    assert.equal(new Set(slugs.map((slug) => slug.toLowerCase())).size, names.length, 'distinct even on a case-insensitive disk');
+    for (const slug of slugs) {
+      assert.match(slug, /^[a-z0-9_.]{0,32}-[0-9a-f]{8}$/);
+      const name = `full-${slug}-sha256-${HEX}.json`;
+      assert.ok(pinPartsOfEntryName(name)!.includes(`sha256-${HEX}`), name);
+    }
+    assert.deepEqual(pinPartsOfEntryName(`full-sha256-${HEX}.json`), [`sha256-${HEX}`]);
+    assert.equal(pinPartsOfEntryName(`sha256-${HEX}.json`), undefined);
   });
 
   test('storeEntries writes it beside the pinned content, and not when it is unknown', () => {
     const content = fullDefinitionContent(BASE)!;
-    assert.deepEqual(storeEntries('sha256', HEX, '{"x":1}', { tool: 'add_numbers', content }).map((entry) => entry.relativePath), [`.toolpin/store/sha256-${HEX}.json`, `.toolpin/store/full-sha256-${HEX}.json`]);
-    assert.equal(storeEntries('sha256', HEX, '{"x":1}', { tool: 'add_numbers', content: undefined }).length, 1);
+    assert.deepEqual(storeEntries('sha256', HEX, '{"x":1}', { tool: 'add_numbers', server: 'notes', content }).map((entry) => entry.relativePath), [`.toolpin/store/sha256-${HEX}.json`, `.toolpin/store/full-${serverSlug('notes')}-sha256-${HEX}.json`]);
+    assert.equal(storeEntries('sha256', HEX, '{"x":1}', { tool: 'add_numbers', server: 'notes', content: undefined }).length, 1);
     assert.equal(storeEntries('sha256', HEX, '{"x":1}').length, 1);
   });
 
@@ -91,7 +107,7 @@ describe('TP408 and TP409 from verification', () => {
     assert.equal(result.problems[1]!.message, 'connector "notes_tools": tool "add_numbers" on server "notes_tools" changed outside the pinned fields since it was pinned: title "Add" → "Sum"');
     const data = result.problems[0]!.data;
     assert.ok(isOutsideThePinData(data));
-    assert.deepEqual(data.entry, { relativePath: `.toolpin/store/full-sha256-${HEX}.json`, content: fullDefinitionContent(live) });
+    assert.deepEqual(data.entry, { relativePath: `.toolpin/store/full-${serverSlug('notes_tools')}-sha256-${HEX}.json`, content: fullDefinitionContent(live) });
   });
 
   test('a drifted pin reports the flip too, beside TP400, without an entry of its own (the re-pin writes one)', () => {

@@ -19,17 +19,19 @@
  *   and not writable by group or others (on POSIX); an entry is read only when it is a regular
  *   file owned by the user. A cache somebody else can write would be code they choose to run.
  * - Nothing here can fail a command: every problem (no home folder, a read-only disk, a corrupt
- *   entry, a full disk) means compiling from the text, as without the cache, and says nothing.
+ *   entry, a full disk) means compiling from the text, as without the cache, and says nothing;
+ *   an entry that is not a regular file (a FIFO, a device) is the one thing it names on stderr.
  * - `TOOLPIN_CODE_CACHE=0` (or `off`, `false`) turns it off; `TOOLPIN_CODE_CACHE_DIR` names the
  *   folder instead of the platform's cache folder.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import Module from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { constants as vmConstants, Script } from 'node:vm';
 import { makeFolderSafelySync, removeFileSafelySync, writeFileSafelySync } from '../io/safeWrite';
+import { isNotARegularFile, readRegularFileSync } from '../io/regularFile';
 
 /** The bundles of dist/ that go through the cache. */
 const BUNDLE_NAME = /^(?:commands|babel-parser|ajv|re2js)\.js$/;
@@ -112,19 +114,22 @@ function ownFolder(folder: string): boolean {
   }
 }
 
-/** The bytes of a cache entry when it is a regular file of this user's (not a link), else undefined. */
+/**
+ * The bytes of a cache entry when it is a regular file of this user's (not a link), else
+ * undefined. It is opened without blocking (io/regularFile.ts): a named pipe put in its place
+ * once made every batch command wait for ever for a writer. Anything but a regular file is
+ * skipped with one line on standard error, since it is no entry Toolpin wrote; the run compiles
+ * from the text.
+ */
 function readOwnFile(path: string): Buffer | undefined {
-  let descriptor: number | undefined;
   try {
-    descriptor = openSync(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
-    const status = fstatSync(descriptor);
-    if (!status.isFile()) return undefined;
-    if (process.platform !== 'win32' && typeof process.getuid === 'function' && (status.uid !== process.getuid() || (status.mode & 0o022) !== 0)) return undefined;
-    return readFileSync(descriptor);
-  } catch {
+    return readRegularFileSync(path, {
+      noFollow: true,
+      accept: (status) => process.platform === 'win32' || typeof process.getuid !== 'function' || (status.uid === process.getuid() && (status.mode & 0o022) === 0),
+    });
+  } catch (error) {
+    if (isNotARegularFile(error)) process.stderr.write(`toolpin: code cache entry ${path} skipped: ${error.message}\n`);
     return undefined;
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
   }
 }
 

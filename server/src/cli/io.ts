@@ -1,8 +1,8 @@
 /**
  * The I/O the CLI commands use, injected so that commands are testable without a process.
  */
-import { readFileSync } from 'node:fs';
 import { redactKnownSecrets } from '../mcp/credentials';
+import { isNotARegularFile, readRegularTextSync } from '../io/regularFile';
 
 export interface CliIo {
   readFile(path: string): Promise<string>;
@@ -18,11 +18,16 @@ export interface CliIo {
   readonly cwd: string;
 }
 
-/** Reads a file that may be absent or unreadable (mcp.json files, store entries): undefined then. */
+/**
+ * Reads a file that may be absent or unreadable (mcp.json files, store entries, the policy):
+ * undefined then. A path that is there but is no regular file (a FIFO, a folder, a device) is
+ * skipped with one line on standard error that names it, so that nothing is left out silently.
+ */
 export async function readIfPresent(io: CliIo, file: string): Promise<string | undefined> {
   try {
     return await io.readFile(file);
-  } catch {
+  } catch (error) {
+    if (isNotARegularFile(error)) io.stderr(`toolpin: ${file}: ${error.message}\n`);
     return undefined;
   }
 }
@@ -49,7 +54,8 @@ export const processIo: CliIo = {
   // Read synchronously: a command reads many small files with nothing else to do meanwhile, and
   // the promise-based readFile costs four thread-pool round trips per file (a cold check read its
   // 1,005 files in about 100 ms this way against 10 ms, issue 13). A failure still rejects.
-  readFile: async (path) => readFileSync(path, 'utf8'),
+  // Regular files only, opened without blocking (io/regularFile.ts): a FIFO is refused, not waited on.
+  readFile: async (path) => readRegularTextSync(path),
   readStdin: async () => {
     const chunks: Buffer[] = [];
     // Standard input has no encoding set, so it yields Buffers; anything else is taken as text.

@@ -23,7 +23,6 @@
  * left that only a manual edit fixes; 2 nothing drifted or
  * missing, but something could not be verified (or no document was found).
  */
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
 import { analyzeDocument, connectorOf, isCompiledStack } from '../core/documents/documents';
@@ -36,6 +35,7 @@ import { terminalSafe } from '../core/report/terminalText';
 import { containsKnownSecret } from '../mcp/credentials';
 import { errorMessage } from '../core/json/values';
 import { FileLockTimeout, scopeFor, withFileLock, WriteRefused, writeFileSafely } from '../io/safeWrite';
+import { readRegularText } from '../io/regularFile';
 import { type CheckArgs, type CliDocument, displayPath, type VerifiedWorkspace, verifyPaths } from './checkCommand';
 import { type CliIo, readIfPresent } from './io';
 
@@ -290,7 +290,7 @@ function changesOf(document: CliDocument, problems: readonly Problem[], tool: st
 
 /**
  * Writes one document's re-pins and removals, never over a change made since it was read. Under
- * the file's lock (io/atomicWrite.ts, which serialises Toolpin processes) the file is read again;
+ * the file's lock (io/safeWrite.ts, which serialises Toolpin processes) the file is read again;
  * when its text is not the text the edits were computed from (another `toolpin pin`, an editor),
  * the document is analysed and verified again on the new text, with the listings already fetched,
  * and only the changes that were shown are applied where the analysis finds them now. A change
@@ -313,7 +313,7 @@ async function writeDocument(
     await withFileLock(document.path, scope, async () => {
       let current: string;
       try {
-        current = await readFile(document.path, 'utf8');
+        current = await readRegularText(document.path);
       } catch (error) {
         io.stderr(`toolpin pin: ${document.display} could not be read again before writing (${errorMessage(error)}); nothing written to it\n`);
         outcome.notWritten += shownCount;
@@ -392,7 +392,7 @@ async function writeStoreEntries(io: CliIo, workspaceFolder: string, repins: rea
     }
     await writeFileSafely(path.join(workspaceFolder, entry.relativePath), entry.content, scope);
     // The whole definition as served beside it (core/verify/fullDefinition.ts), unless it holds a credential.
-    const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, content: repin.liveDefinition })[1];
+    const full = storeEntries(parsed.algorithm, parsed.hex, repin.liveContent, { tool: repin.tool, server: repin.server, content: repin.liveDefinition })[1];
     if (full && !containsKnownSecret(full.content)) await writeFileSafely(path.join(workspaceFolder, full.relativePath), full.content, scope);
   }
 }

@@ -3,16 +3,19 @@
  * finder (server/src/io/fileFinder.ts): its skipped folders, and the workspace's `.gitignore`
  * files honoured, alike for the language server and `toolpin check`.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { errorCode } from '../core/json/values';
 import { acceptDocument, acceptDocumentWith, findFiles, isDocumentName } from '../io/fileFinder';
+import { isNotARegularFile, readRegularText } from '../io/regularFile';
 import type { WorkspaceFileSystem } from './liveWorkspace';
 
 export const nodeFileSystem: WorkspaceFileSystem = {
   readFile: async (file) => {
     try {
-      return await readFile(file, 'utf8');
-    } catch {
+      return await readRegularText(file);
+    } catch (error) {
+      // The language server's log (standard error) names what was skipped; absence says nothing.
+      if (isNotARegularFile(error)) console.warn(`toolpin: ${file}: ${error.message}`);
       return undefined;
     }
   },

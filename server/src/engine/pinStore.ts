@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { blueprintOf, connectorOf, type DocumentAnalysis } from '../core/documents/documents';
 import { storePathOf } from '../core/documents/fixes';
-import { fullDefinitionPath } from '../core/verify/fullDefinition';
+import { fullDefinitionPath, fullDefinitionPinPart, legacyFullDefinitionPath, pinPartsOfEntryName } from '../core/verify/fullDefinition';
 import type { ParsedPin } from '../core/pins/pins';
 
 /** Every well-formed pin of a document. */
@@ -17,11 +17,18 @@ export function pinsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): Pars
   return pins;
 }
 
+/** A pinned tool, for full-definition entries; `server` when the document names it (a connector, a step's `server`). */
+export interface PinnedTool {
+  readonly pin: ParsedPin;
+  readonly tool: string;
+  readonly server?: string;
+}
+
 /** Every well-formed pin of a document with the tool it pins, for full-definition entries. */
-export function pinnedToolsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): Array<{ pin: ParsedPin; tool: string }> {
-  const pinned: Array<{ pin: ParsedPin; tool: string }> = [];
-  for (const step of blueprintOf(analysis)?.steps ?? []) if (step.mcp?.pin && step.mcp.toolName) pinned.push({ pin: step.mcp.pin, tool: step.mcp.toolName.value });
-  for (const instance of connectorOf(analysis)?.instances ?? []) for (const entry of instance.snapshot) if (entry.parsed) pinned.push({ pin: entry.parsed, tool: entry.tool.value });
+export function pinnedToolsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>): PinnedTool[] {
+  const pinned: PinnedTool[] = [];
+  for (const step of blueprintOf(analysis)?.steps ?? []) if (step.mcp?.pin && step.mcp.toolName) pinned.push({ pin: step.mcp.pin, tool: step.mcp.toolName.value, server: step.mcp.server?.value });
+  for (const instance of connectorOf(analysis)?.instances ?? []) for (const entry of instance.snapshot) if (entry.parsed) pinned.push({ pin: entry.parsed, tool: entry.tool.value, server: instance.name?.value });
   return pinned;
 }
 
@@ -90,31 +97,52 @@ export class PinStoreReader {
   }
 
   /**
-   * Loads the full-definition entries (core/verify/fullDefinition.ts) of the pinned tools under `folder` and returns
-   * a synchronous lookup. Unlike pinned content, such an entry is replaced when a change outside
-   * the pin is accepted, so it is read again every time (only the entries the folder holds).
+   * Loads the full-definition entries (core/verify/fullDefinition.ts) of the pinned tools under
+   * `folder` and returns a synchronous lookup by pin, tool and server. Unlike pinned content, such
+   * an entry is replaced when a change outside the pin is accepted, so it is read again every time
+   * (only the entries the folder holds).
+   *
+   * Entries are keyed by server; an entry of a store written before that (no server in its name)
+   * is the fallback for a server without an entry of its own. With a listing of the store, every
+   * entry of a pinned tool's pin is read, whatever its server (a blueprint step's server is known
+   * only once the registry resolves it); without one, the entries of the servers the documents
+   * name and the legacy entries.
    */
-  async lookupFull(folder: string, pinnedTools: () => ReadonlyArray<{ pin: ParsedPin; tool: string }>): Promise<(pin: ParsedPin, tool: string) => string | undefined> {
+  async lookupFull(folder: string, pinnedTools: () => readonly PinnedTool[]): Promise<(pin: ParsedPin, tool: string, server: string | undefined) => string | undefined> {
     const none = (): undefined => undefined;
     // Most stores hold no full-definition entry: one listing says so, before the pinned tools are
     // even gathered (they are asked for by a function for this reason).
+    let names: string[] | undefined;
     if (this.listFolder) {
-      const names = await this.listFolder(storeFolderOf(folder));
-      if (!names?.some((name) => name.startsWith(FULL_ENTRY_PREFIX))) return none;
+      names = (await this.listFolder(storeFolderOf(folder))) ?? [];
+      if (!names.some((name) => name.startsWith(FULL_ENTRY_PREFIX))) return none;
     }
     const pins = pinnedTools();
     if (pins.length === 0) return none;
-    const key = (pin: ParsedPin, tool: string): string => path.join(folder, ...fullDefinitionPath(pin.algorithm, pin.hex, tool).split('/'));
-    // The entry's path hashes the tool name: computed once per distinct pin and tool.
-    const paths = new Map<string, string>();
-    const idOf = (pin: ParsedPin, tool: string): string => `${pin.algorithm}:${pin.hex}:${tool}`;
-    for (const entry of pins) {
-      const id = idOf(entry.pin, entry.tool);
-      if (!paths.has(id)) paths.set(id, key(entry.pin, entry.tool));
+    const absolute = (relative: string): string => path.join(folder, ...relative.split('/'));
+    const wanted = new Set<string>();
+    if (names) {
+      // The pin part hashes the tool name (schema pins): computed once per distinct pin and tool.
+      const parts = new Set<string>();
+      for (const entry of pins) parts.add(fullDefinitionPinPart(entry.pin.algorithm, entry.pin.hex, entry.tool));
+      for (const name of names) if (pinPartsOfEntryName(name)?.some((part) => parts.has(part))) wanted.add(path.join(storeFolderOf(folder), name));
+    } else {
+      for (const entry of pins) {
+        wanted.add(absolute(legacyFullDefinitionPath(entry.pin.algorithm, entry.pin.hex, entry.tool)));
+        if (entry.server !== undefined) wanted.add(absolute(fullDefinitionPath(entry.pin.algorithm, entry.pin.hex, entry.tool, entry.server)));
+      }
     }
     const found = new Map<string, string>();
-    await this.readPresent(folder, [...paths.values()], found);
+    await this.readPresent(folder, [...wanted], found);
     if (found.size === 0) return none;
-    return (pin, tool) => found.get(paths.get(idOf(pin, tool)) ?? key(pin, tool));
+    const answers = new Map<string, string | undefined>();
+    return (pin, tool, server) => {
+      const id = `${pin.algorithm}:${pin.hex}:${tool}:${server ?? ''}`;
+      if (answers.has(id)) return answers.get(id);
+      const own = server === undefined ? undefined : found.get(absolute(fullDefinitionPath(pin.algorithm, pin.hex, tool, server)));
+      const answer = own ?? found.get(absolute(legacyFullDefinitionPath(pin.algorithm, pin.hex, tool)));
+      answers.set(id, answer);
+      return answer;
+    };
   }
 }

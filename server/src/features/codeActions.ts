@@ -107,14 +107,14 @@ export function writableInside(file: string, folder: string): boolean {
 }
 
 /** The store entries of a re-pin: the pinned content and, when the payload has it, the full definition. */
-function storeEntriesFor(data: { tool: string; live: string; liveContent: string; liveDefinition?: unknown }): Array<{ relativePath: string; content: string }> {
+function storeEntriesFor(data: { tool: string; server?: string; live: string; liveContent: string; liveDefinition?: unknown }): Array<{ relativePath: string; content: string }> {
   const algorithm = data.live.startsWith('fnv1a64:') ? 'fnv1a64' : 'sha256';
   const parsed = parsePin(data.live, algorithm);
   // A store entry is meant to be committed: content holding (or redacted of) a credential is not written.
   if (typeof data.liveContent !== 'string' || containsKnownSecret(data.liveContent) || !isParsedPin(parsed)) return [];
   // The definition comes back from the client: it is written only when it is an entry of this tool.
   const full = typeof data.liveDefinition === 'string' && !containsKnownSecret(data.liveDefinition) && readFullDefinition(data.liveDefinition, data.tool) ? data.liveDefinition : undefined;
-  return storeEntries(parsed.algorithm, parsed.hex, data.liveContent, { tool: data.tool, content: full });
+  return storeEntries(parsed.algorithm, parsed.hex, data.liveContent, { tool: data.tool, server: typeof data.server === 'string' ? data.server : undefined, content: full });
 }
 
 export function registerCodeActions(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, options: () => EditBuilder): void {
@@ -270,7 +270,7 @@ function quickFixesFor(
       if (!isPinnableToolData(data)) return [];
       const instance = instanceAt(workspace, document, start);
       if (!instance) return [];
-      const entries = storeEntriesFor({ tool: data.tool, live: data.live, liveContent: data.liveContent, liveDefinition: data.liveDefinition }).map((entry) => ({ folder, ...entry }));
+      const entries = storeEntriesFor({ tool: data.tool, server: data.server, live: data.live, liveContent: data.liveContent, liveDefinition: data.liveDefinition }).map((entry) => ({ folder, ...entry }));
       return [
         {
           title: `Pin "${data.tool}" at ${data.live}`,

@@ -122,7 +122,7 @@ export function registerReview(
       // A store entry is meant to be committed: one holding a credential value is not written.
       const folder = workspace.folderOf(uriToPath(now.document.uri));
       const full = now.liveDefinition !== undefined && !containsKnownSecret(now.liveDefinition) ? now.liveDefinition : undefined;
-      const entries = containsKnownSecret(now.liveContentCanonical) ? [] : storeEntries(current.algorithm, current.hex, now.liveContentCanonical, { tool: now.target.tool, content: full }).map((entry) => ({ folder, ...entry }));
+      const entries = containsKnownSecret(now.liveContentCanonical) ? [] : storeEntries(current.algorithm, current.hex, now.liveContentCanonical, { tool: now.target.tool, server: now.details.server ?? undefined, content: full }).map((entry) => ({ folder, ...entry }));
       return { applied: true as const, edit: buildWorkspaceEdit(now.document, edits, entries, options()) };
     }),
   );

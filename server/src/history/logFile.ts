@@ -13,49 +13,12 @@
  *   (server, tool, schemaHash), for when more are wanted than the K the model keeps in memory.
  */
 import { createHash } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openRegularFile } from '../io/regularFile';
 import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type LinePosition, parseEventLine } from '../core/history/history';
 
-/** What a path that is not a regular file is, in words, for the message that skips it. */
-export function fileKind(info: Stats): string {
-  if (info.isDirectory()) return 'a folder';
-  if (info.isFIFO()) return 'a named pipe (FIFO)';
-  if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  return 'not a regular file';
-}
-
-/** Thrown for a log path that is not a regular file; its message says what it is instead. */
-export class NotARegularFile extends Error {
-  constructor(readonly file: string, kind: string) {
-    super(`not a regular file (${kind}); skipped`);
-    this.name = 'NotARegularFile';
-  }
-}
-
-/**
- * Opens a log for reading only if it is a regular file. A named pipe would block the open (and
- * then every read) until some writer appears, holding a thread of the pool forever, and a device
- * never ends; so the file is opened without blocking (O_NONBLOCK, where the platform has it; for
- * a regular file it changes nothing) and checked on the open handle, which no rename can swap.
- */
-async function openRegularFile(file: string): Promise<FileHandle> {
-  const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
-  const handle = await open(file, flags);
-  let info: Stats;
-  try {
-    info = await handle.stat();
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  if (!info.isFile()) {
-    await handle.close();
-    throw new NotARegularFile(file, fileKind(info));
-  }
-  return handle;
-}
+// Logs are opened as every file is (regular files only, without blocking): io/regularFile.ts.
+export { fileKind, NotARegularFile } from '../io/regularFile';
 
 export const DEFAULT_LOG_GLOB = '**/*.events.jsonl';
 /** Decoded strings are kept below V8's large-object size (see {@link splitLines}). */

@@ -19,7 +19,7 @@
  *   event loop of the language server.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { Minimatch } from 'minimatch';
@@ -27,6 +27,7 @@ import { documentKindOf } from '../core/documents/documents';
 import { errorCode } from '../core/json/values';
 import { importsPinFunction, mayHoldPins } from '../core/documents/source/sourceReader';
 import { defaultSourceNames, type SourceNames } from '../core/documents/source/sourceNames';
+import { isNotARegularFile, readRegularFile, readRegularText } from './regularFile';
 
 /** Folder names never entered below the folder searched. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
@@ -77,7 +78,7 @@ export interface FindFilesOptions {
   readonly accept?: (file: string) => Promise<boolean>;
   /** Stop after this many files; the walk is breadth-first, so shallower files come first. */
   readonly limit?: number;
-  /** Called for a folder that could not be read (the walk goes on without it). */
+  /** Called for a folder that could not be read, or a matching path that is not a regular file (the walk goes on without it). */
   readonly onUnreadable?: (folder: string, reason: string) => void;
 }
 
@@ -87,15 +88,23 @@ interface IgnoreScope {
   readonly rules: Ignore;
 }
 
+function direntKind(entry: Dirent): string {
+  if (entry.isFIFO()) return 'a named pipe (FIFO)';
+  if (entry.isSocket()) return 'a socket';
+  if (entry.isCharacterDevice() || entry.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
 function byName(a: Dirent, b: Dirent): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-async function gitignoreScope(folder: string, relative: string): Promise<IgnoreScope | undefined> {
+async function gitignoreScope(folder: string, relative: string, onUnreadable: FindFilesOptions['onUnreadable']): Promise<IgnoreScope | undefined> {
   let text: string;
   try {
-    text = await readFile(path.join(folder, '.gitignore'), 'utf8');
-  } catch {
+    text = await readRegularText(path.join(folder, '.gitignore'));
+  } catch (error) {
+    if (isNotARegularFile(error)) onUnreadable?.(error.file, error.message);
     return undefined;
   }
   return { base: relative, rules: ignore().add(text) };
@@ -132,7 +141,7 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
     }
     let scopes = parentScopes;
     if (options.gitignore && entries.some((entry) => entry.name === '.gitignore' && !entry.isDirectory())) {
-      const scope = await gitignoreScope(folder, relative);
+      const scope = await gitignoreScope(folder, relative, options.onUnreadable);
       if (scope) scopes = [...parentScopes, scope];
     }
     // The content test of a folder's files runs for all of them at once: one by one, a tree of
@@ -147,7 +156,12 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
         queue.push({ folder: child, relative: childRelative, scopes });
         continue;
       }
-      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (!entry.isFile() && !entry.isSymbolicLink()) {
+        // A FIFO, socket or device with a document's name is never read (it would block or never
+        // end), and it is named, so that it does not vanish from a check unseen.
+        if (options.match(childRelative, entry.name) && !isIgnored(scopes, childRelative, false)) options.onUnreadable?.(child, `not a regular file (${direntKind(entry)}); skipped`);
+        continue;
+      }
       if (!options.match(childRelative, entry.name) || isIgnored(scopes, childRelative, false)) continue;
       if (entry.isSymbolicLink()) {
         const target = await stat(child).catch(() => undefined);
@@ -187,7 +201,7 @@ export function acceptDocumentWith(names: SourceNames): (file: string) => Promis
     try {
       // The bytes, not a decoded string: most modules are not documents, and searching the bytes
       // for the names' UTF-8 spares decoding them and the garbage of their text.
-      const bytes = await readFile(file);
+      const bytes = await readRegularFile(file);
       // Decoded only when the bytes name a pin module and function: the sharper test needs text.
       return mayHoldPins(bytes, names) && importsPinFunction(bytes.toString('utf8'), names);
     } catch {

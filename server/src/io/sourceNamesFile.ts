@@ -9,9 +9,9 @@
  * holds a wrong entry gives problems (the entries that are right still apply); the CLI reports
  * them and stops, since checking with half the names would call pins absent that are not.
  */
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parse, type ParseError, printParseErrorCode } from 'jsonc-parser';
+import { isNotARegularFile, readRegularText } from './regularFile';
 import { BUILT_IN_SOURCE_NAMES, setDefaultSourceNames, type SourceNames, sourceNamesFrom } from '../core/documents/source/sourceNames';
 
 /** The file, relative to a workspace folder. */
@@ -28,11 +28,11 @@ export async function readSourceNamesFile(folder: string): Promise<SourceNamesFi
   const file = path.join(folder, ...SOURCE_NAMES_FILE.split('/'));
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readRegularText(file);
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { names: BUILT_IN_SOURCE_NAMES, problems: [] };
-    return { names: BUILT_IN_SOURCE_NAMES, problems: [`${SOURCE_NAMES_FILE} cannot be read (${code ?? String(error)})`] };
+    return { names: BUILT_IN_SOURCE_NAMES, problems: [`${SOURCE_NAMES_FILE} cannot be read (${isNotARegularFile(error) ? error.message : (code ?? String(error))})`] };
   }
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });

@@ -16,12 +16,13 @@
  * in a folder of the same kind (as the code cache, cli/codeCache.ts): a record somebody else can
  * write would be trust they choose. Such a record is ignored, and `problem` says why.
  */
-import { constants as fsConstants, promises as fs, realpathSync } from 'node:fs';
+import { promises as fs, realpathSync } from 'node:fs';
 import { makeFolderSafely, writeFileSafely } from './safeWrite';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isArray, isRecord } from '../core/json/values';
 import { OUTDATED_RECORD, TRUST_BINDING, type FolderTrust } from '../core/trust';
+import { isNotARegularFile, openRegularFile } from './regularFile';
 
 export interface TrustedServer {
   readonly fingerprint: string;
@@ -105,7 +106,7 @@ export class TrustStore {
     let text: string;
     let handle: fs.FileHandle | undefined;
     try {
-      handle = await fs.open(this.file, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+      handle = await openRegularFile(this.file, { noFollow: true });
       const unsafe = ownershipProblem(await handle.stat(), 'file') ?? ownershipProblem(await fs.stat(path.dirname(this.file)), 'folder');
       if (unsafe) {
         this.problem(`toolpin: ignoring the trust record ${this.file}: ${unsafe}; no folder is trusted by it (fix its owner and mode, e.g. chmod 600, or delete it and run toolpin trust again)`);
@@ -115,6 +116,7 @@ export class TrustStore {
     } catch (error) {
       // A link at the record's name is refused by O_NOFOLLOW (ELOOP): somebody else's choice of record.
       if ((error as NodeJS.ErrnoException).code === 'ELOOP') this.problem(`toolpin: ignoring the trust record ${this.file}: it is a symbolic link`);
+      else if (isNotARegularFile(error)) this.problem(`toolpin: ignoring the trust record ${this.file}: ${error.message}`);
       return EMPTY;
     } finally {
       await handle?.close();

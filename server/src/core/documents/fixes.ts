@@ -379,12 +379,17 @@ export function storeEntry(algorithm: PinAlgorithm, hex: string, canonicalConten
 
 /**
  * The store entries a pin writes: its pinned content, and (when the live definition is known) the
- * tool's whole definition as served, keyed by the same pin (core/verify/fullDefinition.ts), so changes
+ * tool's whole definition as served, keyed by its server and the same pin (core/verify/fullDefinition.ts), so changes
  * outside the pinned fields can be reported later.
  */
-export function storeEntries(algorithm: PinAlgorithm, hex: string, canonicalContent: string, full?: { readonly tool: string; readonly content: string | undefined }): StoreEntry[] {
+export function storeEntries(
+  algorithm: PinAlgorithm,
+  hex: string,
+  canonicalContent: string,
+  full?: { readonly tool: string; readonly server: string | undefined; readonly content: string | undefined },
+): StoreEntry[] {
   const entries = [storeEntry(algorithm, hex, canonicalContent)];
-  if (full?.content !== undefined) entries.push({ relativePath: fullDefinitionPath(algorithm, hex, full.tool), content: full.content });
+  if (full?.content !== undefined) entries.push({ relativePath: fullDefinitionPath(algorithm, hex, full.tool, full.server), content: full.content });
   return entries;
 }
 

@@ -37,6 +37,8 @@ export interface ReportProblem {
   range: ReportRange;
   /** What `.toolpin/policy.jsonc` did to the finding (its severity is already the policy's); absent when nothing. */
   policy?: PolicyNote;
+  /** The security class of the code: SARIF's `security-severity` (0.0–10.0) as a number, or null for a code that is no security finding. */
+  securitySeverity: number | null;
 }
 
 export interface ReportServer {
@@ -53,7 +55,16 @@ export interface CheckReport {
   version: 1;
   files: Array<{ path: string; pins: ReportPin[]; problems: ReportProblem[] }>;
   servers: ReportServer[];
-  summary: { verified: number; drifted: number; missing: number; ambiguous: number; cannotVerify: number; problems: number };
+  summary: {
+    verified: number;
+    drifted: number;
+    missing: number;
+    ambiguous: number;
+    cannotVerify: number;
+    problems: number;
+    /** Problems of a security class that no policy ignores: what `--fail-on security` fails on. */
+    security: number;
+  };
 }
 
 export interface ReportFileInput {
@@ -76,7 +87,7 @@ function rangeOf(lines: LineIndex, span: { offset: number; length: number }): Re
 }
 
 export function buildReport(files: readonly ReportFileInput[], servers: readonly ReportServerInput[]): CheckReport {
-  const summary = { verified: 0, drifted: 0, missing: 0, ambiguous: 0, cannotVerify: 0, problems: 0 };
+  const summary = { verified: 0, drifted: 0, missing: 0, ambiguous: 0, cannotVerify: 0, problems: 0, security: 0 };
   const reportFiles = files.map((file) => {
     const lines = new LineIndex(file.text);
     const pins: ReportPin[] = file.verdicts.map((verdict) => ({
@@ -105,8 +116,10 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
         message: found.message,
         range: rangeOf(lines, found.span),
         ...(found.policy ? { policy: found.policy } : {}),
+        securitySeverity: SECURITY_SEVERITY.get(found.code) ?? null,
       }));
     summary.problems += problems.length;
+    summary.security += problems.filter(isFailingSecurityProblem).length;
     return { path: file.path, pins, problems };
   });
   const reportServers = servers.map((server): ReportServer => {
@@ -126,8 +139,20 @@ export function buildReport(files: readonly ReportFileInput[], servers: readonly
  * The exit status of `toolpin check`: 0 every pin verified and no error; 1 any drift, missing
  * tool or error-level problem; 2 nothing of that, but something could not be verified.
  */
+/**
+ * The security class of each code that is a security finding: SARIF's `security-severity`
+ * (0.0–10.0; GitHub ranks 9.0 and up as critical), the JSON report's `securitySeverity`. The one
+ * table both formats read.
+ */
+export const SECURITY_SEVERITY: ReadonlyMap<string, number> = new Map([['TP407', 9.0]]);
+
 /** Codes that are security findings: SARIF marks them, and `--fail-on security` fails on them alone. */
-export const SECURITY_CODES: ReadonlySet<string> = new Set(['TP407']);
+export const SECURITY_CODES: ReadonlySet<string> = new Set(SECURITY_SEVERITY.keys());
+
+/** A security finding that no policy ignores: what `--fail-on security` and `summary.security` count. */
+function isFailingSecurityProblem(found: Pick<ReportProblem, 'code' | 'policy'>): boolean {
+  return SECURITY_CODES.has(found.code) && found.policy?.kind !== 'ignored';
+}
 
 /**
  * What makes `check` exit 1: `security` only security findings; `drift` (the default) any drift,
@@ -140,7 +165,7 @@ export function exitStatusOf(report: CheckReport, couldNotReadSomething: boolean
   const problems = report.files.flatMap((file) => file.problems);
   // An ignored security finding does not fail `--fail-on security`; a drifted or missing pin whose
   // finding a policy relaxed (ignored, or given a lower severity) fails only through its problems.
-  const hasSecurity = problems.some((found) => SECURITY_CODES.has(found.code) && found.policy?.kind !== 'ignored');
+  const hasSecurity = problems.some(isFailingSecurityProblem);
   const failingPins = report.files.some((file) => file.pins.some((pin) => (pin.state === 'drifted' || pin.state === 'missing') && pin.policy === undefined));
   const hasError = problems.some((found) => found.severity === 'error');
   const hasWarning = problems.some((found) => found.severity === 'warning');
@@ -195,7 +220,7 @@ export function toSarif(report: CheckReport, toolVersion: string, inputs: readon
     shortDescription: { text: info.title },
     defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
     // GitHub code scanning ranks security results by this property (0.0–10.0; 9.0 and up is critical).
-    ...(SECURITY_CODES.has(id) ? { properties: { tags: ['security'], 'security-severity': '9.0' } } : {}),
+    ...(SECURITY_SEVERITY.has(id) ? { properties: { tags: ['security'], 'security-severity': SECURITY_SEVERITY.get(id)!.toFixed(1) } } : {}),
   }));
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
   const results = report.files.flatMap((file, fileIndex) => {

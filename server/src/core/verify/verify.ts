@@ -80,10 +80,10 @@ export interface VerificationContext {
    */
   readonly pinnedContent?: (pin: ParsedPin) => string | undefined;
   /**
-   * The text of a pinned tool's full-definition entry (core/verify/fullDefinition.ts), when the caller
-   * has it; with it, changes outside the pinned fields are reported (TP408/TP409).
+   * The text of a pinned tool's full-definition entry on a server (core/verify/fullDefinition.ts), when
+   * the caller has it; with it, changes outside the pinned fields are reported (TP408/TP409).
    */
-  readonly fullDefinition?: (pin: ParsedPin, tool: string) => string | undefined;
+  readonly fullDefinition?: (pin: ParsedPin, tool: string, server: string | undefined) => string | undefined;
   /** Check step arguments against the live input schema (TP410); on unless set to false. */
   readonly checkArguments?: boolean;
 }
@@ -475,7 +475,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     if (context.checkArguments !== false && mcp.argumentsNode) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
     if (sameDigest(mcp.pin, live.pin)) {
       pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'verified', definition.name, live.pin, undefined);
-      const stored = context.fullDefinition?.(mcp.pin, tool);
+      const stored = context.fullDefinition?.(mcp.pin, tool, definition.name);
       if (stored !== undefined) problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, stored, true));
       continue;
     }
@@ -486,7 +486,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
     const security = securityProblem(pinSpan, stepLabel(step), tool, definition.name, mcp.pin, live.tool, context);
     if (security) problems.push(security);
     pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'drifted', definition.name, live.pin, reason);
-    problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool), false));
+    problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool, definition.name), false));
   }
   return { verdicts, problems };
 }
@@ -558,7 +558,7 @@ function verifyInstance(
     }
     if (sameDigest(entry.parsed, live.pin)) {
       verdict('verified', live.pin, undefined);
-      problems.push(...outsideThePinProblems(entry.pin.span, label, entry.parsed, server, live.tool, context.fullDefinition?.(entry.parsed, tool), true));
+      problems.push(...outsideThePinProblems(entry.pin.span, label, entry.parsed, server, live.tool, context.fullDefinition?.(entry.parsed, tool, server), true));
       continue;
     }
     const change = describeChange(entry.parsed, live.tool, context);
@@ -568,7 +568,7 @@ function verifyInstance(
     const security = securityProblem(entry.pin.span, label, tool, server, entry.parsed, live.tool, context);
     if (security) problems.push(security);
     verdict('drifted', live.pin, reason);
-    problems.push(...outsideThePinProblems(entry.pin.span, label, entry.parsed, server, live.tool, context.fullDefinition?.(entry.parsed, tool), false));
+    problems.push(...outsideThePinProblems(entry.pin.span, label, entry.parsed, server, live.tool, context.fullDefinition?.(entry.parsed, tool, server), false));
   }
 
   // The include and the selection are checked only against a complete, clean listing: an entry
