@@ -19,9 +19,10 @@
  * - Reading never throws.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import type { CommandFileDigests } from '../core/trust';
+import { readRegularFileSync } from './regularFile';
 import type { ServerDefinition } from '../core/verify/registry';
 
 /** Interpreters whose first non-option argument is the program they run. */
@@ -100,8 +101,9 @@ export function namedCommandFiles(command: string, args: readonly string[], cwd:
 /** `sha256:<hex>` of a regular file's bytes, or `absent` (see the contract). */
 export function fileDigest(file: string): string {
   try {
-    if (!statSync(file).isFile()) return 'absent';
-    return `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+    // Anything but a regular file (a FIFO would block the read) throws, and is "absent".
+    const bytes = readRegularFileSync(file);
+    return bytes ? `sha256:${createHash('sha256').update(bytes).digest('hex')}` : 'absent';
   } catch {
     return 'absent';
   }
