@@ -15,6 +15,7 @@ import { Inventory } from '../../server/src/mcp/inventory';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const FIXTURE = path.join(root, 'test', 'fixtures', 'servers', 'fixture-server.mjs');
+const OVERSIZED = path.join(root, 'test', 'fixtures', 'servers', 'oversized-http.mjs');
 const TIMEOUT = 30_000;
 
 function fixture(name: string, args: readonly string[], env: Record<string, string> = {}): ServerDefinition {
@@ -29,8 +30,8 @@ after(async () => {
 });
 
 /** The fixture over Streamable HTTP on an ephemeral loopback port; resolves with its URL. */
-async function httpFixture(args: readonly string[]): Promise<string> {
-  const child = spawn(process.execPath, [FIXTURE, '--http', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function httpFixture(args: readonly string[], command: readonly string[] = [FIXTURE, '--http']): Promise<string> {
+  const child = spawn(process.execPath, [...command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   httpServers.push(child);
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
@@ -128,4 +129,44 @@ describe('hostile stdio servers', () => {
     assert.ok(logs.length > 0);
     for (const text of [listing.message, ...logs]) assert.ok(!text.includes(token), text);
   });
+});
+
+describe('oversized HTTP answers', () => {
+  // Each fixture answers initialize with too much (oversized-http.mjs); the request timeout is
+  // 15 s, so an answer that is not cut at the bound would show up as a timeout or a crash.
+  for (const mode of ['gzip-bomb', 'huge-json', 'endless-event'] as const) {
+    test(`${mode}: "answer larger than 10 MiB" for that server only, in bounded time and memory`, { timeout: 60_000 }, async () => {
+      const url = await httpFixture(['--mode', mode], [OVERSIZED]);
+      const oversized: ServerDefinition = { name: `http-${mode}`, origin: { kind: 'user-setting' }, transport: { kind: 'http', url, headers: {} }, auth: undefined, unusable: undefined, cwd: root };
+      const healthy = fixture('healthy', ['--stdio']);
+      const inventory = new Inventory({
+        credentials: environmentCredentials({}),
+        redactor: new Redactor(),
+        log: () => undefined,
+        clientVersion: '0.0.0-test',
+        trust: () => ({ trusted: true }),
+        keepAlive: false,
+        requestTimeoutMs: 15_000,
+        overallTimeoutMs: 20_000,
+      });
+      inventories.push(inventory);
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+      const started = performance.now();
+      await inventory.ensure([oversized, healthy]);
+      const elapsed = performance.now() - started;
+      clearInterval(sampler);
+      const growth = (peak - before) / 1048576;
+      console.log(`${mode}: ${elapsed.toFixed(0)} ms, peak RSS growth ${growth.toFixed(1)} MiB`);
+      const listing = unavailable(inventory.listing(oversized)!);
+      assert.equal(listing.reason, 'protocol-error');
+      assert.match(listing.message, /answer larger than 10 MiB/);
+      assert.equal(inventory.listing(healthy)?.status, 'listed');
+      // Well under the 15 s request timeout even on a loaded machine, and far from the gigabytes
+      // an unbounded read takes.
+      assert.ok(elapsed < 10_000, `took ${elapsed.toFixed(0)} ms`);
+      assert.ok(growth < 256, `peak RSS grew ${growth.toFixed(1)} MiB`);
+    });
+  }
 });

@@ -17,6 +17,7 @@ import type { ServerDefinition } from '../core/verify/registry';
 import { authHeaders, type CredentialResolver, type Redactor } from './credentials';
 import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
 import { SessionError } from './sessionError';
+import { AnswerLimit, MAX_ANSWER_BYTES } from './answerLimit';
 import { scanningResponse } from './wireScan';
 
 /**
@@ -85,6 +86,8 @@ export class McpSession {
     readonly transportName: string,
     /** HTTP: tools whose bytes read differently in different JSON readers, filled as answers arrive. */
     private readonly wireFindings: Map<string, string> = new Map(),
+    /** HTTP: the bound on each answer's inflated size, and whether an answer passed it. */
+    private readonly answerLimit?: AnswerLimit,
   ) {}
 
   /** The pid of a stdio server (the leader of its process group). */
@@ -151,11 +154,16 @@ export class McpSession {
     // parses them (wireScan.ts); the session reads the findings after each tools/list page.
     const wire = new Map<string, string>();
     const noteWire = (tool: string, reason: string): void => void (wire.has(tool) || wire.set(tool, reason));
+    // Every answer's inflated size is bounded (answerLimit.ts); past the bound the transport is
+    // closed, so a request waiting on an event stream fails now, and the session reports the size.
+    let openTransport: Transport | undefined;
+    const answerLimit = new AnswerLimit(MAX_ANSWER_BYTES, () => void openTransport?.close().catch(() => undefined));
+    const oversized = (): SessionError => new SessionError('protocol-error', `the server's ${answerLimit.exceeded ?? 'answer is too large'}`);
     const observingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
       const response = await fetch(url, init);
       observed.status = response.status;
       observed.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
-      return scanningResponse(response, noteWire);
+      return scanningResponse(answerLimit.wrap(response), noteWire);
     };
     let url: URL;
     try {
@@ -167,8 +175,10 @@ export class McpSession {
     }
     try {
       const streamable = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: observingFetch });
-      return await McpSession.initialize(definition, streamable, options, 'streamable-http', observed, wire);
+      openTransport = streamable;
+      return await McpSession.initialize(definition, streamable, options, 'streamable-http', observed, wire, answerLimit);
     } catch (error) {
+      if (answerLimit.exceeded !== undefined) throw oversized();
       // Servers of the 2024-11-05 protocol answer a POST with 4xx (often 404 or 405): try the
       // legacy HTTP+SSE transport before giving up, as the specification's compatibility note says.
       const status = observed.status;
@@ -180,12 +190,14 @@ export class McpSession {
         const response = await fetch(target, init);
         legacyObserved.status = response.status;
         legacyObserved.wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
-        return scanningResponse(response, noteWire);
+        return scanningResponse(answerLimit.wrap(response), noteWire);
       };
       try {
         const sse = new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: (target, init) => legacyFetch(target, { ...init, headers: { ...init?.headers, ...headers } }) }, fetch: legacyFetch });
-        return await McpSession.initialize(definition, sse, options, 'sse', legacyObserved, wire);
+        openTransport = sse;
+        return await McpSession.initialize(definition, sse, options, 'sse', legacyObserved, wire, answerLimit);
       } catch (legacyError) {
+        if (answerLimit.exceeded !== undefined) throw oversized();
         throw McpSession.classify(legacyError, definition, legacyObserved, undefined, sentCredential);
       }
     }
@@ -198,11 +210,12 @@ export class McpSession {
     transportName: string,
     observed: HttpObservation,
     wireFindings?: Map<string, string>,
+    answerLimit?: AnswerLimit,
   ): Promise<McpSession> {
     // No capabilities are declared: a pin checker neither samples nor elicits. Some servers serve
     // more tools to clients that declare more (documented in docs/formats.md §5).
     const client = new Client({ name: 'toolpin', version: options.clientVersion }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION });
-    const session = new McpSession(client, transport, options, transportName, wireFindings);
+    const session = new McpSession(client, transport, options, transportName, wireFindings, answerLimit);
     client.onerror = (error) => options.log(`[${definition.name}] ${options.redactor.redact(error.message)}`);
     client.onclose = () => {
       if (!session.closing) options.onClosed?.();
@@ -247,6 +260,7 @@ export class McpSession {
       return { ...collected, tools: collected.tools.map((tool) => (ambiguous.has(tool.name) ? { ...tool, unpinnable: ambiguous.get(tool.name)! } : tool)) };
     } catch (error) {
       if (stdio?.protocolFailure) throw new SessionError('protocol-error', stdio.protocolFailure);
+      if (this.answerLimit?.exceeded !== undefined) throw new SessionError('protocol-error', `the server's ${this.answerLimit.exceeded}`);
       throw McpSession.classify(error, definition, {});
     }
   }

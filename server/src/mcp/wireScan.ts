@@ -100,30 +100,43 @@ export function scanningResponse(response: Response, found: (tool: string, reaso
   const decoder = new TextDecoder();
   let text = '';
   let data: string[] = [];
+  // An event stream's unfinished line, in the pieces it arrived in: each piece is searched for a
+  // line feed once and joined only when its line ends (searching and re-joining the whole line at
+  // every chunk was quadratic in the length of a huge event).
+  let partial: string[] = [];
   const report = (message: string): void => {
     for (const [tool, reason] of toolFindingsOf(message)) found(tool, reason);
   };
-  const lines = (final: boolean): void => {
-    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n')) {
-      const line = text.slice(0, newline).replace(/\r$/, '');
-      text = text.slice(newline + 1);
-      if (line === '') {
-        if (data.length > 0) report(data.join('\n'));
-        data = [];
-      } else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+  const line = (complete: string): void => {
+    const trimmed = complete.endsWith('\r') ? complete.slice(0, -1) : complete;
+    if (trimmed === '') {
+      if (data.length > 0) report(data.join('\n'));
+      data = [];
+    } else if (trimmed.startsWith('data:')) data.push(trimmed.slice(trimmed.startsWith('data: ') ? 6 : 5));
+  };
+  const lines = (piece: string, final: boolean): void => {
+    let start = 0;
+    for (let newline = piece.indexOf('\n'); newline !== -1; newline = piece.indexOf('\n', start)) {
+      partial.push(piece.slice(start, newline));
+      line(partial.join(''));
+      partial = [];
+      start = newline + 1;
     }
+    if (start < piece.length) partial.push(start === 0 ? piece : piece.slice(start));
+    if (final && partial.length > 0) line(partial.join(''));
     if (final && data.length > 0) report(data.join('\n'));
   };
   const scanner = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      text += decoder.decode(chunk, { stream: true });
-      if (stream) lines(false);
+      const piece = decoder.decode(chunk, { stream: true });
+      if (stream) lines(piece, false);
+      else text += piece;
       controller.enqueue(chunk);
     },
     flush() {
-      text += decoder.decode();
-      if (stream) lines(true);
-      else report(text);
+      const piece = decoder.decode();
+      if (stream) lines(piece, true);
+      else report(text + piece);
     },
   });
   return new Response(response.body.pipeThrough(scanner), { status: response.status, statusText: response.statusText, headers: response.headers });
