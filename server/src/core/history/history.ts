@@ -469,6 +469,8 @@ class Slot {
   offset = 0;
   /** The model's count of dispatches folded when this slot was last written (see HistoryModel.sharedUpTo). */
   written = 0;
+  /** The log the execution was read from. */
+  log = '';
 
   constructor(
     /** The page of the slot's id cell, and the cell's offset in it. */
@@ -547,9 +549,10 @@ class Slot {
     this.stepId = other.stepId;
     this.line = other.line;
     this.offset = other.offset;
+    this.log = other.log;
   }
 
-  toExecution(log: string, key: HistoryKey): Execution {
+  toExecution(key: HistoryKey): Execution {
     return {
       line: this.line,
       offset: this.offset,
@@ -562,7 +565,7 @@ class Slot {
       server: key.server,
       toolName: key.tool,
       schemaHash: key.schemaHash,
-      log,
+      log: this.log,
     };
   }
 }
@@ -570,6 +573,11 @@ class Slot {
 /** Later by time, then by sequence. */
 function laterSlot(a: Slot, b: Slot): boolean {
   return a.atMs > b.atMs || (a.atMs === b.atMs && a.seq > b.seq);
+}
+
+/** Newest first, as {@link newestFirst} orders the executions the slots become. */
+function newestSlotFirst(a: Slot, b: Slot): number {
+  return b.atMs - a.atMs || b.seq - a.seq || (a.log < b.log ? -1 : a.log > b.log ? 1 : 0) || b.line - a.line;
 }
 
 interface KeyEntry {
@@ -584,9 +592,21 @@ interface KeyEntry {
   lastRef: Slot;
   first: Slot;
   last: Slot;
-  /** A ring of the most recent executions in append order; `next` is the oldest once full. */
-  readonly recent: Slot[];
+  /**
+   * A ring of the most recent executions of one log (`ringLog`) in append order; `next` is the
+   * oldest once full. When an execution of another log comes, the ring is merged into `merged`.
+   */
+  recent: Slot[];
   next: number;
+  ringLog: string;
+  /**
+   * The K newest executions (by time, then sequence, log and line) of the rings of the logs folded
+   * before `ringLog`: the top K of a union is the top K of the top K of its parts, so a key keeps at
+   * most 2K executions however many logs it is in.
+   */
+  merged: Slot[];
+  /** Slots dropped from `merged`, whose id cells the ring reuses (the pool never frees a cell). */
+  readonly spare: Slot[];
 }
 
 /** Counters of one log. `lines` counts every line read (blank lines and problems included). */
@@ -625,19 +645,23 @@ function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
   return UTF8.decode(new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start));
 }
 
-/** A new, empty entry for a key of `fold` (its maps so far given, when they exist). */
-function addEntry(fold: LogFold, tools: Map<string, Map<string, KeyEntry>> | undefined, hashes: Map<string, KeyEntry> | undefined, server: string, tool: string, hash: string): KeyEntry {
-  if (!tools) fold.entries.set(server, (tools = new Map()));
+/** A new, empty entry for a key of `keys` (its maps so far given, when they exist). */
+function addEntry(keys: KeyState, tools: Map<string, Map<string, KeyEntry>> | undefined, hashes: Map<string, KeyEntry> | undefined, server: string, tool: string, hash: string): KeyEntry {
+  if (!tools) keys.entries.set(server, (tools = new Map()));
   if (!hashes) tools.set(tool, (hashes = new Map()));
-  const first = Slot.inPool(fold.ids);
-  const last = Slot.inPool(fold.ids);
-  const entry: KeyEntry = { count: 0, firstRef: first, lastRef: last, first, last, recent: [], next: 0 };
+  const first = Slot.inPool(keys.ids);
+  const last = Slot.inPool(keys.ids);
+  const entry: KeyEntry = { count: 0, firstRef: first, lastRef: last, first, last, recent: [], next: 0, ringLog: '', merged: [], spare: [] };
   hashes.set(hash, entry);
   return entry;
 }
 
-/** One log's contribution: kept apart so a truncated or rotated log can be dropped and re-read. */
-class LogFold {
+/**
+ * The state per (server, tool, schemaHash), shared by all logs: one entry per key however many
+ * logs hold it (daily or per-run logs repeat the same keys), so memory is bounded by the keys and
+ * K, not by the number of logs.
+ */
+class KeyState {
   readonly entries = new Map<string, Map<string, Map<string, KeyEntry>>>();
   /**
    * The same entries by the bytes of (server, tool, schemaHash), for the byte path: filled as it
@@ -645,6 +669,12 @@ class LogFold {
    */
   readonly keysByBytes = new ByteTable<KeyEntry>(MAX_KEYS_BY_BYTES, MAX_KEYS_BY_BYTES * 64);
   readonly ids = new IdPool();
+}
+
+/** One log's counters and problems (the executions are in the shared {@link KeyState}). */
+class LogFold {
+  /** True once the log contributed a dispatch (dropping it then needs every log read again). */
+  contributed = false;
   readonly counters: LogCounters = { lines: 0, blank: 0, dispatched: 0, skipped: 0, malformed: 0, torn: 0 };
   readonly problems: LineProblem[] = [];
   torn: LineProblem | undefined;
@@ -678,13 +708,23 @@ export interface HistoryModelOptions {
 }
 
 /**
- * The dispatch-history read model. Logs are folded in line by line, from any source, and each
- * log's contribution is kept apart so that it can be reset (truncation, rotation) or removed.
+ * The dispatch-history read model. Logs are folded in line by line, from any source, into one
+ * state per (server, tool, schemaHash) shared by all logs; each log keeps only its counters and
+ * problems. Folding logs one after another gives the same summaries as keeping each log's K most
+ * recent executions apart and merging them: a key's ring holds the K last appended of the log
+ * being folded, merged into the key's K newest when another log's execution comes.
+ *
+ * Dropping a log that contributed executions (truncation, rotation, removal) cannot be undone in
+ * a bounded state: it clears the executions of every log and advances {@link generation}, and the
+ * reader (server/src/history) reads every log again from its start. Logs without executions are
+ * dropped on their own.
  */
 export class HistoryModel {
   readonly recentLimit: number;
   private readonly maxProblems: number;
   private readonly folds = new Map<string, LogFold>();
+  private state = new KeyState();
+  private generationCount = 0;
   private readonly knownHashes = new Set<string>();
   private readonly interned = new Map<string, string>();
   private readonly scratch = new LineScratch();
@@ -724,12 +764,12 @@ export class HistoryModel {
    */
   foldText(log: string, text: string, start: LinePosition, byteLength?: number): LinePosition {
     const fold = this.fold(log);
-    return forEachLine(text, start, (line, number, offset) => this.foldInto(fold, line, number, offset), byteLength);
+    return forEachLine(text, start, (line, number, offset) => this.foldInto(fold, log, line, number, offset), byteLength);
   }
 
   /** Folds one complete line (without its line end) read at `position`. */
   foldLine(log: string, text: string, position: LinePosition): void {
-    this.foldInto(this.fold(log), text, position.line, position.offset);
+    this.foldInto(this.fold(log), log, text, position.line, position.offset);
   }
 
   /** Records a problem found by the reader itself (e.g. `too-long`) as one line of the log. */
@@ -750,14 +790,32 @@ export class HistoryModel {
     fold.counters.torn = torn ? 1 : 0;
   }
 
+  /**
+   * Advanced each time the model dropped the executions of every log (see the class comment): a
+   * reader that read a log under an older generation reads it again from its start.
+   */
+  get generation(): number {
+    return this.generationCount;
+  }
+
   /** Drops everything a log contributed (before reading it again from the start). */
   resetLog(log: string): void {
+    this.dropExecutionsOf(log);
     this.folds.set(log, new LogFold());
   }
 
   /** Forgets a log altogether. */
   removeLog(log: string): void {
+    this.dropExecutionsOf(log);
     this.folds.delete(log);
+  }
+
+  /** When `log` contributed executions: drops every log's (counters included) for a new generation. */
+  private dropExecutionsOf(log: string): void {
+    if (!this.folds.get(log)?.contributed) return;
+    this.state = new KeyState();
+    for (const name of this.folds.keys()) this.folds.set(name, new LogFold());
+    this.generationCount++;
   }
 
   logs(): string[] {
@@ -786,7 +844,7 @@ export class HistoryModel {
     return text;
   }
 
-  private foldInto(fold: LogFold, text: string, line: number, offset: number): void {
+  private foldInto(fold: LogFold, log: string, text: string, line: number, offset: number): void {
     fold.counters.lines++;
     const scratch = this.scratch;
     // The schema hash is checked only for a key the log has no entry for yet: an entry is only
@@ -801,7 +859,8 @@ export class HistoryModel {
     const server = scratch.server;
     const tool = scratch.toolName;
     const hash = scratch.schemaHash;
-    const tools = fold.entries.get(server);
+    const state = this.state;
+    const tools = state.entries.get(server);
     const hashes = tools?.get(tool);
     let entry = hashes?.get(hash);
     if (!entry) {
@@ -810,10 +869,10 @@ export class HistoryModel {
         if (malformed.kind === 'problem') this.addProblem(fold, malformed.problem);
         return;
       }
-      entry = addEntry(fold, tools, hashes, server, tool, hash);
+      entry = addEntry(state, tools, hashes, server, tool, hash);
     }
     fold.counters.dispatched++;
-    const slot = this.nextSlot(fold, entry);
+    const slot = this.nextSlot(fold, log, entry);
     slot.seq = scratch.seq;
     slot.atMs = scratch.atMs;
     slot.at = scratch.canonicalAt ? null : scratch.at;
@@ -822,6 +881,7 @@ export class HistoryModel {
     slot.stepId = this.intern(scratch.stepId);
     slot.line = line;
     slot.offset = offset;
+    slot.log = log;
     this.place(entry, slot);
   }
 
@@ -831,34 +891,57 @@ export class HistoryModel {
    * write), and whose execution is first copied into the entry's own first or last slot when it
    * is the first or last execution.
    */
-  private nextSlot(fold: LogFold, entry: KeyEntry): Slot {
+  private nextSlot(fold: LogFold, log: string, entry: KeyEntry): Slot {
+    fold.contributed = true;
+    if (entry.ringLog !== log) this.mergeRing(entry, log);
     let slot: Slot;
     if (entry.recent.length < this.recentLimit) {
-      slot = Slot.inPool(fold.ids);
+      slot = entry.spare.pop() ?? Slot.inPool(this.state.ids);
       entry.recent.push(slot);
       return slot;
     }
-    slot = entry.recent[entry.next]!;
-    if (slot.written <= this.sharedUpTo) {
-      // A summary may read this slot: it keeps it (and stays first or last if it was), and the
-      // ring gets a new slot in the same id cell.
-      slot = entry.recent[entry.next] = slot.detach();
-    } else {
-      if (slot === entry.firstRef) {
-        if (entry.first.written <= this.sharedUpTo) entry.first = entry.first.detach();
-        entry.first.copyFrom(slot);
-        entry.first.written = this.writes + 1;
-        entry.firstRef = entry.first;
-      }
-      if (slot === entry.lastRef) {
-        if (entry.last.written <= this.sharedUpTo) entry.last = entry.last.detach();
-        entry.last.copyFrom(slot);
-        entry.last.written = this.writes + 1;
-        entry.lastRef = entry.last;
-      }
-    }
+    slot = entry.recent[entry.next] = this.release(entry, entry.recent[entry.next]!);
     entry.next = (entry.next + 1) % this.recentLimit;
     return slot;
+  }
+
+  /**
+   * A slot whose execution the entry no longer keeps, made writable: when a summary may read it,
+   * it keeps it (and it stays first or last if it was) and a new slot in the same id cell is
+   * returned; else its execution is first copied into the entry's own first or last slot when it
+   * is the first or last execution.
+   */
+  private release(entry: KeyEntry, slot: Slot): Slot {
+    if (slot.written <= this.sharedUpTo) return slot.detach();
+    if (slot === entry.firstRef) {
+      if (entry.first.written <= this.sharedUpTo) entry.first = entry.first.detach();
+      entry.first.copyFrom(slot);
+      entry.first.written = this.writes + 1;
+      entry.firstRef = entry.first;
+    }
+    if (slot === entry.lastRef) {
+      if (entry.last.written <= this.sharedUpTo) entry.last = entry.last.detach();
+      entry.last.copyFrom(slot);
+      entry.last.written = this.writes + 1;
+      entry.lastRef = entry.last;
+    }
+    return slot;
+  }
+
+  /**
+   * Another log's execution comes to `entry`: the ring (the last K appended of the log before)
+   * joins the merged K newest, and the ring starts empty for `log`. Slots are moved, never
+   * written, so a summary that holds them still reads what it held.
+   */
+  private mergeRing(entry: KeyEntry, log: string): void {
+    entry.ringLog = log;
+    if (entry.recent.length === 0) return;
+    const all = entry.merged.concat(entry.recent);
+    all.sort(newestSlotFirst);
+    entry.merged = all.slice(0, this.recentLimit);
+    for (let index = this.recentLimit; index < all.length; index++) entry.spare.push(this.release(entry, all[index]!));
+    entry.recent = [];
+    entry.next = 0;
   }
 
   /** Counts the execution just written to `slot` and makes it the entry's first or last if it is. */
@@ -897,7 +980,7 @@ export class HistoryModel {
       const terminated = end >= 0;
       if (!terminated) end = length;
       const contentEnd = end > from && bytes[end - 1] === 13 ? end - 1 : end;
-      this.foldBytesInto(fold, bytes, from, contentEnd, line, offset);
+      this.foldBytesInto(fold, log, bytes, from, contentEnd, line, offset);
       const next = terminated ? end + 1 : end;
       offset += next - from;
       line++;
@@ -907,15 +990,15 @@ export class HistoryModel {
   }
 
   /** Folds the line `bytes[start, end)` (without its line end): from its bytes, else as text. */
-  private foldBytesInto(fold: LogFold, bytes: Uint8Array, start: number, end: number, line: number, offset: number): void {
+  private foldBytesInto(fold: LogFold, log: string, bytes: Uint8Array, start: number, end: number, line: number, offset: number): void {
     const outcome = scanLine(bytes, start, end, this.scanned);
     if (outcome === SCANNED_OTHER) {
       fold.counters.lines++;
       fold.counters.skipped++;
       return;
     }
-    if (outcome === SCANNED_DISPATCH && this.foldScanned(fold, bytes, line, offset)) return;
-    this.foldInto(fold, start === end ? '' : decodeUtf8(bytes, start, end), line, offset);
+    if (outcome === SCANNED_DISPATCH && this.foldScanned(fold, log, bytes, line, offset)) return;
+    this.foldInto(fold, log, start === end ? '' : decodeUtf8(bytes, start, end), line, offset);
   }
 
   /**
@@ -923,7 +1006,7 @@ export class HistoryModel {
    * changed nothing when the line has a problem the string path must describe (`at` not a
    * date-time, a malformed schema hash for a key this log has no entry for).
    */
-  private foldScanned(fold: LogFold, bytes: Uint8Array, line: number, offset: number): boolean {
+  private foldScanned(fold: LogFold, log: string, bytes: Uint8Array, line: number, offset: number): boolean {
     const event = this.scanned;
     let atMs = canonicalTimeOf(bytes, event.atStart, event.atEnd);
     let at: string | null = null;
@@ -933,13 +1016,13 @@ export class HistoryModel {
       atMs = Date.parse(at);
       if (Number.isNaN(atMs)) return false;
     }
-    const entry = this.entryOfScanned(fold, bytes, event, line, offset);
+    const entry = this.entryOfScanned(bytes, event, line, offset);
     if (entry === undefined) return false;
     const blueprint = event.blueprintStart < 0 ? null : this.textOfBytes(bytes, event.blueprintStart, event.blueprintEnd);
     const stepId = event.stepIdStart < 0 ? null : this.textOfBytes(bytes, event.stepIdStart, event.stepIdEnd);
     fold.counters.lines++;
     fold.counters.dispatched++;
-    const slot = this.nextSlot(fold, entry);
+    const slot = this.nextSlot(fold, log, entry);
     slot.seq = event.seq;
     slot.atMs = atMs;
     slot.at = at;
@@ -951,6 +1034,7 @@ export class HistoryModel {
     slot.stepId = stepId;
     slot.line = line;
     slot.offset = offset;
+    slot.log = log;
     this.place(entry, slot);
     return true;
   }
@@ -961,25 +1045,26 @@ export class HistoryModel {
    * too (so both paths reach the same entries in any order), else made, after its schema hash is
    * checked as the string path checks it. Undefined when that hash is malformed.
    */
-  private entryOfScanned(fold: LogFold, bytes: Uint8Array, event: ScannedEvent, line: number, offset: number): KeyEntry | undefined {
+  private entryOfScanned(bytes: Uint8Array, event: ScannedEvent, line: number, offset: number): KeyEntry | undefined {
     const s0 = event.serverStart;
     const s1 = event.serverEnd;
     const t0 = event.toolNameStart;
     const t1 = event.toolNameEnd;
     const h0 = event.schemaHashStart;
     const h1 = event.schemaHashEnd;
-    const table = fold.keysByBytes;
+    const state = this.state;
+    const table = state.keysByBytes;
     const found = table.find(bytes, s0, s1, t0, t1, h0, h1);
     if (found >= 0) return table.value(found);
     const server = decodeUtf8(bytes, s0, s1);
     const tool = decodeUtf8(bytes, t0, t1);
     const schemaHash = decodeUtf8(bytes, h0, h1);
-    const tools = fold.entries.get(server);
+    const tools = state.entries.get(server);
     const hashes = tools?.get(tool);
     let entry = hashes?.get(schemaHash);
     if (!entry) {
       if (schemaHashProblem(schemaHash, line, offset, this.knownHashes)) return undefined;
-      entry = addEntry(fold, tools, hashes, server, tool, schemaHash);
+      entry = addEntry(state, tools, hashes, server, tool, schemaHash);
     }
     // When the table is full this key is found by its strings line after line, as above.
     table.add(bytes, s0, s1, t0, t1, h0, h1, entry);
@@ -1000,58 +1085,37 @@ export class HistoryModel {
     return text;
   }
 
-  /** Every (server, tool, schemaHash) with executions, merged over all logs, sorted by key. */
+  /** Every (server, tool, schemaHash) with executions, over all logs, sorted by key. */
   keys(): KeySummary[] {
-    const merged = new Map<string, Map<string, Map<string, Array<{ log: string; entry: KeyEntry }>>>>();
-    for (const [log, fold] of this.folds) {
-      for (const [server, tools] of fold.entries) {
-        let mergedTools = merged.get(server);
-        if (!mergedTools) merged.set(server, (mergedTools = new Map()));
-        for (const [tool, hashes] of tools) {
-          let mergedHashes = mergedTools.get(tool);
-          if (!mergedHashes) mergedTools.set(tool, (mergedHashes = new Map()));
-          for (const [hash, entry] of hashes) {
-            const list = mergedHashes.get(hash);
-            if (list) list.push({ log, entry });
-            else mergedHashes.set(hash, [{ log, entry }]);
-          }
-        }
-      }
-    }
     const summaries: KeySummary[] = [];
-    for (const server of [...merged.keys()].sort()) {
-      const tools = merged.get(server)!;
+    const entries = this.state.entries;
+    for (const server of [...entries.keys()].sort()) {
+      const tools = entries.get(server)!;
       for (const tool of [...tools.keys()].sort()) {
         const hashes = tools.get(tool)!;
-        for (const schemaHash of [...hashes.keys()].sort()) summaries.push(this.merge(server, tool, schemaHash, hashes.get(schemaHash)!));
+        for (const schemaHash of [...hashes.keys()].sort()) summaries.push(this.summarize(server, tool, schemaHash, hashes.get(schemaHash)!));
       }
     }
     return summaries;
   }
 
-  /** One key, merged over all logs, or undefined when no execution is at it. */
+  /** One key, over all logs, or undefined when no execution is at it. */
   summary(key: HistoryKey): KeySummary | undefined {
-    const parts: Array<{ log: string; entry: KeyEntry }> = [];
-    for (const [log, fold] of this.folds) {
-      const entry = fold.entries.get(key.server)?.get(key.tool)?.get(key.schemaHash);
-      if (entry) parts.push({ log, entry });
-    }
-    return parts.length > 0 ? this.merge(key.server, key.tool, key.schemaHash, parts) : undefined;
+    const entry = this.state.entries.get(key.server)?.get(key.tool)?.get(key.schemaHash);
+    return entry ? this.summarize(key.server, key.tool, key.schemaHash, entry) : undefined;
   }
 
   /**
-   * A summary of one key over its parts (one per log). `count` is taken now; `first`, `last` and
-   * `recent` are built from the slots on first access of any of them (see {@link LazyExecutions}),
-   * because most callers read only names and counts (selecting by tool or hash, collecting server
-   * names) and building K + 2 executions per key was most of what keys() cost. The summary is still
-   * a snapshot: it keeps the slots it will read, and a later fold never changes a slot written
-   * before a summary was handed out ({@link sharedUpTo}): it detaches it and writes a new one.
+   * A summary of one key. `count` is taken now; `first`, `last` and `recent` are built from the
+   * slots on first access of any of them (see {@link LazyExecutions}), because most callers read
+   * only names and counts (selecting by tool or hash, collecting server names) and building K + 2
+   * executions per key was most of what keys() cost. The summary is still a snapshot: it keeps the
+   * slots it will read, and a later fold never changes a slot written before a summary was handed
+   * out ({@link sharedUpTo}): it detaches it and writes a new one.
    */
-  private merge(server: string, tool: string, schemaHash: string, parts: Array<{ log: string; entry: KeyEntry }>): KeySummary {
-    let count = 0;
-    for (const { entry } of parts) count += entry.count;
+  private summarize(server: string, tool: string, schemaHash: string, entry: KeyEntry): KeySummary {
     this.sharedUpTo = this.writes;
-    const slots = parts.map(({ log, entry }) => ({ log, recent: entry.recent.slice(), firstRef: entry.firstRef, lastRef: entry.lastRef }));
+    const slots: EntrySlots = { recent: entry.merged.concat(entry.recent), firstRef: entry.firstRef, lastRef: entry.lastRef };
     const lazy = new LazyExecutions({ server, tool, schemaHash }, slots, this.recentLimit);
     // Own enumerable accessors on a plain object: spreading, JSON.stringify and deep equality see
     // the same properties as before, read through the getters.
@@ -1059,7 +1123,7 @@ export class HistoryModel {
       server,
       tool,
       schemaHash,
-      count,
+      count: entry.count,
       get first() {
         return lazy.built().first;
       },
@@ -1073,9 +1137,8 @@ export class HistoryModel {
   }
 }
 
-/** What a summary reads of one log's entry for its key: the ring's slots, the first and the last. */
+/** What a summary reads of a key's entry: its kept slots (merged and ring), the first and the last. */
 interface EntrySlots {
-  readonly log: string;
   readonly recent: readonly Slot[];
   readonly firstRef: Slot;
   readonly lastRef: Slot;
@@ -1089,27 +1152,19 @@ class LazyExecutions {
 
   constructor(
     private readonly key: HistoryKey,
-    private parts: readonly EntrySlots[],
+    private slots: EntrySlots | undefined,
     private readonly recentLimit: number,
   ) {}
 
   built(): Built {
     if (this.result) return this.result;
     const key = this.key;
-    let first: Execution | undefined;
-    let last: Execution | undefined;
-    const recent: Execution[] = [];
-    for (const { log, recent: slots, firstRef, lastRef } of this.parts) {
-      const entryFirst = firstRef.toExecution(log, key);
-      const entryLast = lastRef.toExecution(log, key);
-      if (!first || newestFirst(entryFirst, first) > 0) first = entryFirst;
-      if (!last || newestFirst(entryLast, last) < 0) last = entryLast;
-      for (const slot of slots) recent.push(slot.toExecution(log, key));
-    }
+    const { recent: slots, firstRef, lastRef } = this.slots!;
+    const recent = slots.map((slot) => slot.toExecution(key));
     recent.sort(newestFirst);
-    this.result = { first: first!, last: last!, recent: recent.slice(0, this.recentLimit) };
+    this.result = { first: firstRef.toExecution(key), last: lastRef.toExecution(key), recent: recent.slice(0, this.recentLimit) };
     // The slots are no longer needed.
-    this.parts = [];
+    this.slots = undefined;
     return this.result;
   }
 }
