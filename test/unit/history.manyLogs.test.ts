@@ -14,7 +14,7 @@ import { describe, test } from 'node:test';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import fc from 'fast-check';
-import { Execution, HistoryModel, KeySummary } from '../../server/src/core/history/history';
+import { Execution, HistoryModel, historyReport, KeySummary, modelHistorySource } from '../../server/src/core/history/history';
 
 const HASHES = ['fnv1a64:3712870629e19d1d', 'fnv1a64:9e3779b97f4a7c15'];
 const AT0 = Date.UTC(2026, 7, 20, 10, 0, 0);
@@ -148,3 +148,28 @@ function executionsByLog(model: HistoryModel, key: KeySummary): Array<{ log: str
   }
   return [...byLog].map(([log, executions]) => ({ log, executions }));
 }
+
+describe('modelHistorySource', () => {
+  test('answers what historyReport answers, with every execution beyond K from the injected reader', async () => {
+    const events: string[] = [];
+    for (let index = 0; index < 30; index++) events.push(lineOf({ minutes: index, tool: index % 2, hash: index % 2, id: `exec_${index}` }, index));
+    const model = foldLogs(cutInto(events, [7, 19]), 3, true);
+    const logs = model.logs();
+    const all = foldLogs(cutInto(events, [7, 19]), 1_000, true);
+    const read: string[] = [];
+    const source = modelHistorySource(model, (key) => {
+      read.push(key.tool);
+      return Promise.resolve(all.summary(key)!.recent);
+    });
+    const query = { tool: 'tool1', limit: null };
+    assert.deepEqual(await source.selectedServers(query, []), ['demo']);
+    const report = await source.report(query, { pins: [], live: new Map(), logs });
+    assert.deepEqual(read, ['tool1']);
+    assert.deepEqual(report, historyReport(model, query, { pins: [], live: new Map(), logs, allExecutions: (key) => all.summary(key)!.recent }));
+    const listed = report.servers.flatMap((server) => server.tools.flatMap((tool) => tool.hashes.flatMap((hash) => hash.executions)));
+    assert.equal(listed.length, 15);
+    // Without the reader, the K kept.
+    const kept = await modelHistorySource(model).report({}, { pins: [], live: new Map(), logs });
+    assert.deepEqual(kept, historyReport(model, {}, { pins: [], live: new Map(), logs }));
+  });
+});
