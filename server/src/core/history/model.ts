@@ -553,17 +553,28 @@ export class HistoryModel {
 
   /**
    * Another log's execution comes to `entry`: the ring (the last K appended of the log before)
-   * joins the merged K newest, and the ring starts empty for `log`. Slots are moved, never
-   * written, so a summary that holds them still reads what it held.
+   * joins the merged K newest, and the ring starts empty for `log`. Each ring slot is inserted
+   * where it belongs (the merged slots are kept newest first; a log in time order puts its slots
+   * at the front after one comparison), and the slots beyond K are released. Slots are moved,
+   * never written, and summaries hold copies of both arrays, so a summary still reads what it held.
    */
   private mergeRing(entry: KeyEntry, log: string): void {
     entry.ringLog = log;
-    if (entry.recent.length === 0) return;
-    const all = entry.merged.concat(entry.recent);
-    all.sort(newestSlotFirst);
-    entry.merged = all.slice(0, this.recentLimit);
-    for (let index = this.recentLimit; index < all.length; index++) entry.spare.push(this.release(entry, all[index]!));
-    entry.recent = [];
+    const ring = entry.recent;
+    if (ring.length === 0) return;
+    const merged = entry.merged;
+    const limit = this.recentLimit;
+    for (const slot of ring) {
+      let index = 0;
+      while (index < merged.length && newestSlotFirst(merged[index]!, slot) < 0) index++;
+      if (index >= limit) {
+        entry.spare.push(this.release(entry, slot));
+        continue;
+      }
+      merged.splice(index, 0, slot);
+      if (merged.length > limit) entry.spare.push(this.release(entry, merged.pop()!));
+    }
+    ring.length = 0;
     entry.next = 0;
   }
 
