@@ -30,11 +30,17 @@
  * and `update()` again (ms, bytes read: must equal the appended bytes), and streaming all
  * executions of one hash from the file (`streamExecutions`, the "more than K" path).
  *
- * Options: --sizes=N,N,… (default 100000,300000,1000000), --rounds=N (default 5), --keep (keep
- * the logs). Results: bench/results/history.json. Exit 1 when a check fails (counts, bytes read).
+ * Many files: the largest log is also cut into --files=N files (default 1,000; 0: not measured),
+ * at line ends, named in order, which every side reads one after another (ours through `LogSet`,
+ * one model over all of them; the peers with the same code per file, one Map over all). Reported
+ * as the other sizes, plus our peak RSS over the files against our peak RSS over the same events in
+ * one file (the model keeps one state per key across logs, so it should not grow per file).
+ *
+ * Options: --sizes=N,N,… (default 100000,300000,1000000), --rounds=N (default 5), --files=N, --keep
+ * (keep the logs). Results: bench/results/history.json. Exit 1 when a check fails (counts, bytes read).
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, cpSync, symlinkSync, createReadStream, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, symlinkSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -42,6 +48,7 @@ import { createInterface } from 'node:readline';
 import { fnv1a64Hex } from '../server/src/core/pins/fnv1a64';
 import type * as HistoryModule from '../server/src/core/history/history';
 import type * as LogReaderModule from '../server/src/history/logFile';
+import type * as LogSetModule from '../server/src/history/logReader';
 import { findRepoRoot, option, stats } from './support/benchSupport';
 
 // ---------------------------------------------------------------------------------------------
@@ -60,6 +67,7 @@ const EVENTS = Math.floor(option('events', Math.max(...SIZES)));
 const ROUNDS = Math.floor(option('rounds', 5));
 const KEEP = process.argv.includes('--keep');
 const APPENDED = 1_000;
+const FILES = Math.floor(option('files', 1_000));
 
 // ---------------------------------------------------------------------------------------------
 // The generated log
@@ -196,7 +204,36 @@ function rssMiB(): number {
   return process.resourceUsage().maxRSS / 1024; // maxRSS is in KiB
 }
 
+/** The files of a folder of logs, in name order (the many-files case), or the one file. */
+function filesOf(file: string): string[] {
+  return statSync(file).isDirectory() ? readdirSync(file).sort().map((name) => join(file, name)) : [file];
+}
+
+/** Ours over a folder of logs: one model, one `LogSet` over the files. */
+async function childOursMany(folder: string): Promise<ChildResult> {
+  const history: typeof HistoryModule = require('../server/src/core/history/history');
+  const logSet: typeof LogSetModule = require('../server/src/history/logReader');
+  const files = filesOf(folder);
+  const model = new history.HistoryModel();
+  const set = new logSet.LogSet(model, () => Promise.resolve(files), (file) => basename(file));
+  const cpuStart = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  await set.update();
+  const keys = model.keys();
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpuMs = cpuMsSince(cpuStart);
+  let lines = 0;
+  let dispatched = 0;
+  for (const log of model.logs()) {
+    const stats = model.logStats(log);
+    lines += stats.lines;
+    dispatched += stats.dispatched;
+  }
+  return { side: 'ours', ms, cpuMs, maxRssMiB: rssMiB(), lines, dispatched, keys: keys.length };
+}
+
 async function childOurs(file: string): Promise<ChildResult> {
+  if (statSync(file).isDirectory()) return childOursMany(file);
   // Loaded here, so that the peers' processes carry none of our modules (and their memory).
   const history: typeof HistoryModule = require('../server/src/core/history/history');
   const logReader: typeof LogReaderModule = require('../server/src/history/logFile');
@@ -257,8 +294,21 @@ async function childOurs(file: string): Promise<ChildResult> {
 function childFloor(file: string): ChildResult {
   const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
-  const fd = openSync(file, 'r');
   const buffer = Buffer.allocUnsafe(64 * 1024);
+  let lines = 0;
+  let sink = 0;
+  for (const one of filesOf(file)) {
+    const read = floorOf(one, buffer);
+    lines += read.lines;
+    sink += read.sink;
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (sink < 0) console.error('impossible');
+  return { side: 'floor', ms, cpuMs: cpuMsSince(cpuStart), maxRssMiB: rssMiB(), lines };
+}
+
+function floorOf(file: string, buffer: Buffer): { lines: number; sink: number } {
+  const fd = openSync(file, 'r');
   let carry = '';
   let lines = 0;
   let sink = 0;
@@ -285,9 +335,7 @@ function childFloor(file: string): ChildResult {
   } finally {
     closeSync(fd);
   }
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (sink < 0) console.error('impossible');
-  return { side: 'floor', ms, cpuMs: cpuMsSince(cpuStart), maxRssMiB: rssMiB(), lines };
+  return { lines, sink };
 }
 
 interface PeerEvent {
@@ -298,17 +346,19 @@ interface PeerEvent {
 async function childReadline(file: string): Promise<ChildResult> {
   const cpuStart = process.cpuUsage();
   const started = process.hrtime.bigint();
-  const lineReader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   const counts = new Map<string, number>();
   let lines = 0;
   let dispatched = 0;
-  for await (const line of lineReader) {
-    const value = JSON.parse(line) as PeerEvent;
-    lines++;
-    if (value.type === 'MCP_DISPATCHED' && value.data) {
-      const key = `${String(value.data.server)}\u0000${String(value.data.toolName)}\u0000${String(value.data.schemaHash)}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-      dispatched++;
+  for (const one of filesOf(file)) {
+    const lineReader = createInterface({ input: createReadStream(one), crlfDelay: Infinity });
+    for await (const line of lineReader) {
+      const value = JSON.parse(line) as PeerEvent;
+      lines++;
+      if (value.type === 'MCP_DISPATCHED' && value.data) {
+        const key = `${String(value.data.server)}\u0000${String(value.data.toolName)}\u0000${String(value.data.schemaHash)}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        dispatched++;
+      }
     }
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -344,12 +394,44 @@ function runChild(side: string, file: string, events: number): ChildResult {
   return JSON.parse(result.stdout.trim().split('\n').pop()!) as ChildResult;
 }
 
+/**
+ * Cuts `file` into `count` files of about as many bytes each, at line ends, named in order. Read
+ * part by part: the parent's peak RSS is inherited by the children it starts (Linux keeps the
+ * high-water mark across exec), so it must not hold the log.
+ */
+function splitInto(file: string, folder: string, count: number): void {
+  mkdirSync(folder, { recursive: true });
+  const total = statSync(file).size;
+  const fd = openSync(file, 'r');
+  const window = Buffer.allocUnsafe(64 * 1024);
+  try {
+    let from = 0;
+    for (let index = 0; index < count; index++) {
+      let end = total;
+      const target = Math.floor(((index + 1) * total) / count);
+      if (index < count - 1 && target > from) {
+        const read = readSync(fd, window, 0, window.length, target);
+        const lineEnd = window.subarray(0, read).indexOf(10);
+        end = lineEnd < 0 ? Math.min(total, target + read) : target + lineEnd + 1;
+      } else if (index < count - 1) end = from;
+      const part = Buffer.allocUnsafe(end - from);
+      if (part.length > 0) readSync(fd, part, 0, part.length, from);
+      writeFileSync(join(folder, `run-${String(index).padStart(5, '0')}.events.jsonl`), part);
+      from = end;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const f1 = (value: number): string => value.toFixed(1);
 const f2 = (value: number): string => value.toFixed(2);
 
 interface SizeResults {
   readonly log: Generated;
+  /** A log file, or a folder of logs (the many-files case: `files` of them). */
   readonly file: string;
+  readonly files: number;
   readonly samples: Record<string, ChildResult[]>;
   readonly ratios: { timeReadline: number[]; timeFloor: number[]; cpuReadline: number[]; cpuFloor: number[]; rssReadline: number[]; rssFloor: number[] };
   readonly load: number[];
@@ -376,8 +458,14 @@ async function main(): Promise<number> {
         copyFileSync(largestFile, file);
         truncateSync(file, log.bytes);
       }
-      return { log, file, samples: { ours: [], readline: [], floor: [] }, ratios: { timeReadline: [], timeFloor: [], cpuReadline: [], cpuFloor: [], rssReadline: [], rssFloor: [] }, load: [] };
+      return { log, file, files: 1, samples: { ours: [], readline: [], floor: [] }, ratios: { timeReadline: [], timeFloor: [], cpuReadline: [], cpuFloor: [], rssReadline: [], rssFloor: [] }, load: [] };
     });
+    if (FILES > 0) {
+      const largest = logs[logs.length - 1]!;
+      const splitFolder = join(folder, `${largest.events}-in-${FILES}-files`);
+      splitInto(largestFile, splitFolder, FILES);
+      sizes.push({ log: largest, file: splitFolder, files: FILES, samples: { ours: [], readline: [], floor: [] }, ratios: { timeReadline: [], timeFloor: [], cpuReadline: [], cpuFloor: [], rssReadline: [], rssFloor: [] }, load: [] });
+    }
     for (const { log } of sizes) {
       console.log(`log: ${log.events.toLocaleString('en-US')} events, ${(log.bytes / 1e6).toFixed(1)} MB (${Math.round(log.bytes / log.events)} bytes/event), ${log.dispatched.toLocaleString('en-US')} MCP_DISPATCHED over ${SERVERS * TOOLS * HASHES} keys`);
     }
@@ -391,7 +479,7 @@ async function main(): Promise<number> {
         size.load.push(loadavg()[0]!);
         for (const side of order) {
           // The ours child appends to the log: cut it back to the generated bytes before each child.
-          if (statSync(size.file).size !== size.log.bytes) truncateSync(size.file, size.log.bytes);
+          if (size.files === 1 && statSync(size.file).size !== size.log.bytes) truncateSync(size.file, size.log.bytes);
           results[side] = runChild(side, size.file, size.log.events);
           size.samples[side]!.push(results[side]!);
         }
@@ -405,8 +493,8 @@ async function main(): Promise<number> {
         size.ratios.rssReadline.push(ours.maxRssMiB / readline.maxRssMiB);
         size.ratios.rssFloor.push(ours.maxRssMiB / floor.maxRssMiB);
         console.log(
-          `round ${round + 1}, ${size.log.events} events (load ${f2(loadavg()[0]!)}): ours ${f1(ours.ms)} ms / ${f1(ours.maxRssMiB)} MiB, readline ${f1(readline.ms)} ms / ${f1(readline.maxRssMiB)} MiB, floor ${f1(floor.ms)} ms / ${f1(floor.maxRssMiB)} MiB; ` +
-            `ours/readline ${f2(ours.ms / readline.ms)} time, ${f2(ours.cpuMs / readline.cpuMs)} CPU, ${f2(ours.maxRssMiB / readline.maxRssMiB)} RSS; append 1,000: ${f2(ours.appendMs!)} ms, ${ours.appendBytesRead} of ${ours.appendBytes} bytes read; stream ${ours.streamed} executions of one hash: ${f1(ours.streamMs!)} ms`,
+          `round ${round + 1}, ${size.log.events} events in ${size.files} file(s) (load ${f2(loadavg()[0]!)}): ours ${f1(ours.ms)} ms / ${f1(ours.maxRssMiB)} MiB, readline ${f1(readline.ms)} ms / ${f1(readline.maxRssMiB)} MiB, floor ${f1(floor.ms)} ms / ${f1(floor.maxRssMiB)} MiB; ` +
+            `ours/readline ${f2(ours.ms / readline.ms)} time, ${f2(ours.cpuMs / readline.cpuMs)} CPU, ${f2(ours.maxRssMiB / readline.maxRssMiB)} RSS${size.files === 1 ? `; append 1,000: ${f2(ours.appendMs!)} ms, ${ours.appendBytesRead} of ${ours.appendBytes} bytes read; stream ${ours.streamed} executions of one hash: ${f1(ours.streamMs!)} ms` : ''}`,
         );
 
         const checks: Array<[boolean, string]> = [
@@ -414,10 +502,14 @@ async function main(): Promise<number> {
           [readline.dispatched === size.log.dispatched, `the readline peer counted ${readline.dispatched} dispatches, expected ${size.log.dispatched}`],
           [ours.keys === readline.keys, `ours has ${ours.keys} keys, the readline peer ${readline.keys}`],
           [ours.lines === size.log.events && readline.lines === size.log.events && floor.lines === size.log.events, 'every side reads every line'],
+        ];
+        if (size.files === 1) {
+          checks.push(
           [ours.appendBytesRead === ours.appendBytes, `the append read ${ours.appendBytesRead} bytes, expected exactly the ${ours.appendBytes} appended`],
           [ours.appendDispatched === ours.appendExpected, `the append folded ${ours.appendDispatched} dispatches, expected ${ours.appendExpected}`],
-          [ours.streamed === ours.streamKeyCount, `streamed ${ours.streamed} executions, the model counts ${ours.streamKeyCount}`],
-        ];
+            [ours.streamed === ours.streamKeyCount, `streamed ${ours.streamed} executions, the model counts ${ours.streamKeyCount}`],
+          );
+        }
         for (const [ok, message] of checks) {
           if (!ok) {
             console.error(`CHECK FAILED: ${message}`);
@@ -431,7 +523,7 @@ async function main(): Promise<number> {
     console.log(`median (min–max) over ${ROUNDS} rounds`);
     for (const size of sizes) {
       const { samples, ratios } = size;
-      console.log(`\n${size.log.events.toLocaleString('en-US')} events, ${(size.log.bytes / 1e6).toFixed(1)} MB; 1-minute load average ${formatStats(size.load, f1)}`);
+      console.log(`\n${size.log.events.toLocaleString('en-US')} events in ${size.files.toLocaleString('en-US')} file(s), ${(size.log.bytes / 1e6).toFixed(1)} MB; 1-minute load average ${formatStats(size.load, f1)}`);
       const rows: Array<[string, string]> = [
         ['ours: build model (ms)', formatStats(samples.ours!.map((s) => s.ms), f1)],
         ['readline + JSON.parse + Map count (ms)', formatStats(samples.readline!.map((s) => s.ms), f1)],
@@ -448,10 +540,18 @@ async function main(): Promise<number> {
         ['floor: peak RSS (MiB)', formatStats(samples.floor!.map((s) => s.maxRssMiB), f1)],
         ['ours / readline (peak RSS)', formatStats(ratios.rssReadline, f2)],
         ['ours / floor (peak RSS)', formatStats(ratios.rssFloor, f2)],
-        ['append 1,000 events → model updated (ms)', formatStats(samples.ours!.map((s) => s.appendMs!), f2)],
-        ['append: bytes read (of appended)', `${formatStats(samples.ours!.map((s) => s.appendBytesRead!), String)} of ${samples.ours![0]!.appendBytes}`],
-        ['stream all executions of one hash (ms)', formatStats(samples.ours!.map((s) => s.streamMs!), f1)],
       ];
+      if (size.files === 1) {
+        rows.push(
+          ['append 1,000 events → model updated (ms)', formatStats(samples.ours!.map((s) => s.appendMs!), f2)],
+          ['append: bytes read (of appended)', `${formatStats(samples.ours!.map((s) => s.appendBytesRead!), String)} of ${samples.ours![0]!.appendBytes}`],
+          ['stream all executions of one hash (ms)', formatStats(samples.ours!.map((s) => s.streamMs!), f1)],
+        );
+      } else {
+        const oneFile = sizes.find((other) => other.files === 1 && other.log.events === size.log.events)!;
+        const perRound = samples.ours!.map((sample, round) => sample.maxRssMiB / oneFile.samples.ours![round]!.maxRssMiB);
+        rows.push(['ours: peak RSS, these files / one file', formatStats(perRound, f2)]);
+      }
       const width = Math.max(...rows.map(([name]) => name.length));
       for (const [name, value] of rows) console.log(`  ${name.padEnd(width)}  ${value}`);
     }

@@ -374,4 +374,32 @@ describe('discovery', () => {
     assert.equal(countOf(model), 3);
     assert.deepEqual(model.logs(), ['two.events.jsonl']);
   });
+
+  test('LogSet: a log truncated after the others were read makes the model read them all again', async () => {
+    // The state is per key across logs, so dropping one log's executions drops every log's
+    // (HistoryModel.generation); the set reads the logs before it again in the same update.
+    const root = path.join(scratch, 'set-generation');
+    fs.mkdirSync(root, { recursive: true });
+    fs.writeFileSync(path.join(root, 'a.events.jsonl'), lines(1, 4));
+    fs.writeFileSync(path.join(root, 'b.events.jsonl'), lines(5, 9, { hash: OLD }));
+    fs.writeFileSync(path.join(root, 'c.events.jsonl'), lines(10, 12));
+    const model = new HistoryModel({ recentLimit: 2 });
+    const set = new LogSet(model, () => findLogFiles(root), (file) => path.basename(file));
+    await set.update();
+    assert.deepEqual([countOf(model), countOf(model, OLD)], [7, 5]);
+    const generation = model.generation;
+    fs.writeFileSync(path.join(root, 'b.events.jsonl'), lines(5, 6, { hash: OLD }));
+    const result = await set.update();
+    assert.deepEqual(result.resets, [{ log: 'b.events.jsonl', reason: 'truncated' }]);
+    assert.equal(model.generation, generation + 1);
+    assert.deepEqual([countOf(model), countOf(model, OLD)], [7, 2]);
+    const live = model.summary({ server: 'demo', tool: 'reverse_text', schemaHash: LIVE })!;
+    assert.deepEqual(live.recent.map((execution) => `${execution.log}:${execution.executionId}`), ['c.events.jsonl:exec_12', 'c.events.jsonl:exec_11']);
+    assert.deepEqual([live.first.executionId, model.logStats('a.events.jsonl').dispatched, model.logStats('c.events.jsonl').lines], ['exec_1', 4, 3]);
+    // An append after the re-read is read once.
+    fs.appendFileSync(path.join(root, 'a.events.jsonl'), lines(13, 13));
+    await set.update();
+    assert.equal(countOf(model), 8);
+    assert.equal(model.generation, generation + 1);
+  });
 });

@@ -296,13 +296,25 @@ describe('HistoryModel folding', () => {
     assert.equal(key!.count, 4);
     assert.deepEqual(key!.recent.map((e) => `${e.log}:${e.executionId}`), ['b:b4', 'a:a3']);
     assert.equal(key!.first.executionId, 'a1');
+    // The state is per key across logs: dropping b drops every log's executions and advances the
+    // generation, and the reader folds the remaining logs again.
+    const generation = model.generation;
     model.resetLog('b');
+    assert.equal(model.generation, generation + 1);
+    assert.deepEqual(model.keys(), []);
+    assert.equal(model.logStats('a').lines, 0);
+    model.foldText('a', `${line({ at: 1, executionId: 'a1' })}\n${line({ at: 3, executionId: 'a3' })}\n`, { line: 1, offset: 0 });
     [key] = model.keys();
     assert.equal(key!.count, 2);
+    assert.deepEqual(key!.recent.map((e) => `${e.log}:${e.executionId}`), ['a:a3', 'a:a1']);
     assert.equal(model.logStats('b').lines, 0);
+    // b contributed nothing since: removing it drops nothing else.
+    model.removeLog('b');
+    assert.equal(model.generation, generation + 1);
+    assert.equal(model.keys()[0]!.count, 2);
     model.removeLog('a');
     assert.deepEqual(model.keys(), []);
-    assert.deepEqual(model.logs(), ['b']);
+    assert.deepEqual(model.logs(), []);
   });
 
   test('a summary is a snapshot: folds after keys() change neither an unread nor a read summary', () => {

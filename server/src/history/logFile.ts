@@ -76,6 +76,8 @@ export class LogReader {
   private headLength = 0;
   private headHash = '';
   private queue: Promise<unknown> = Promise.resolve();
+  /** The model's generation this log was read under (see HistoryModel.generation); -1: none. */
+  private generation = -1;
   /** Totals over the reader's life, for tests and benchmarks. */
   totalBytesRead = 0;
 
@@ -114,6 +116,9 @@ export class LogReader {
   }
 
   private async updateNow(): Promise<UpdateResult> {
+    // The model dropped every log's executions (another log was truncated, rotated or removed):
+    // this log is read again from its start.
+    if (this.generation !== this.model.generation) this.forget();
     let handle: FileHandle;
     try {
       handle = await openRegularFile(this.file);
@@ -143,6 +148,7 @@ export class LogReader {
         this.model.resetLog(this.log);
       }
       this.identity = { dev: info.dev, ino: info.ino };
+      this.generation = this.model.generation;
 
       const bytesRead = await this.readTail(handle, info.size);
       if (this.headLength < this.headBytes && info.size > this.headLength) {

@@ -83,7 +83,21 @@ export class LogSet {
     }
     let bytesRead = 0;
     const resets: Array<{ log: string; reason: ResetReason }> = [];
-    const unreadable: Array<{ file: string; reason: string }> = [];
+    let unreadable: Array<{ file: string; reason: string }> = [];
+    // A log that contributed executions and was reset or removed makes the model drop every log's
+    // (HistoryModel.generation): the logs read before it in this pass are read again.
+    let generation: number;
+    do {
+      generation = this.model.generation;
+      unreadable = [];
+      bytesRead += await this.readAll(files, resets, unreadable);
+    } while (generation !== this.model.generation);
+    return { files, bytesRead, resets, removed, unreadable };
+  }
+
+  /** Reads what each of `files` gained; returns the bytes read. */
+  private async readAll(files: readonly string[], resets: Array<{ log: string; reason: ResetReason }>, unreadable: Array<{ file: string; reason: string }>): Promise<number> {
+    let bytesRead = 0;
     for (const file of files) {
       let reader = this.readers.get(file);
       if (!reader) this.readers.set(file, (reader = new LogReader(file, this.idOf(file), this.model, this.options)));
@@ -96,7 +110,7 @@ export class LogSet {
         unreadable.push({ file, reason: error instanceof NotARegularFile ? error.message : (errorCode(error) ?? (error instanceof Error ? error.message : String(error))) });
       }
     }
-    return { files, bytesRead, resets, removed, unreadable };
+    return bytesRead;
   }
 
   /** Every execution at one key in every log, re-read from the files (logs in order). */
