@@ -12,6 +12,7 @@
  * takes PGPASSWORD or the `.pgpass` file, as libpq does. No message ever shows the password.
  */
 import type * as Pg from 'pg';
+import type * as PgCopyStreams from 'pg-copy-streams';
 import { errorCode, errorMessage } from '../core/json/values';
 
 /** The schema version this build writes and reads. A store at a newer version is refused. */
@@ -23,10 +24,21 @@ const SCHEMA_LOCK = 0x746f6f6c; // "tool"
 export const WRITE_LOCK = 0x70696e73; // "pins"
 
 let pgLoaded: typeof Pg | undefined;
+let copyStreamsLoaded: typeof PgCopyStreams | undefined;
+
+// The two `require`s below are deferred imports, as in core/deferredLibraries.ts: the library is
+// read and compiled at its first use, not when the command starts.
 
 /** `pg`, loaded on first use. */
 export function pgModule(): typeof Pg {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (pgLoaded ??= require('pg'));
+}
+
+/** `pg-copy-streams` (COPY … FROM STDIN as a writable stream), loaded on first use. */
+export function copyStreamsModule(): typeof PgCopyStreams {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (copyStreamsLoaded ??= require('pg-copy-streams'));
 }
 
 /** A store error with a message complete on its own; the CLI exits 2 with it. */

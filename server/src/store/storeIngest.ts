@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type * as Pg from 'pg';
 import { type DispatchEvent, type LineProblem, parseEventLine } from '../core/history/history';
-import { STORE_CHANNEL } from './historyStore';
+import { copyStreamsModule, STORE_CHANNEL } from './historyStore';
 
 /** How many leading bytes identify a log's content (a replaced log differs there). */
 export const HEAD_BYTES = 4096;
@@ -196,7 +196,7 @@ async function* fileChunks(path: string, from: number): AsyncIterable<Buffer> {
  * message); a malformed line never does.
  */
 export async function ingestSource(client: Pg.Client, source: string, input: IngestInput): Promise<IngestResult> {
-  const { from: copyFrom } = require('pg-copy-streams') as typeof import('pg-copy-streams');
+  const { from: copyFrom } = copyStreamsModule();
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(1, hashtext($1))`, [source]);

@@ -81,22 +81,21 @@ export class StoreModel implements HistoryModelView {
     }
     const toolFilter = options.tool !== undefined ? 'WHERE k.tool = $2' : '';
     const parameters: unknown[] = [options.recentLimit, ...(options.tool !== undefined ? [options.tool] : [])];
-    const [recent, first, sources] = await Promise.all([
-      client.query(
+    // One connection answers one query at a time: these run in turn.
+    const recent = await client.query(
         `SELECT k.server, k.tool, k.schema_hash, ${EXECUTION_COLUMNS.replaceAll('d.', 'r.')} FROM toolpin_key k CROSS JOIN LATERAL (
            SELECT ${EXECUTION_COLUMNS} FROM toolpin_dispatch d
             WHERE d.server = k.server AND d.tool = k.tool AND d.schema_hash = k.schema_hash ORDER BY ${NEWEST_FIRST} LIMIT $1) r ${toolFilter}`,
         parameters,
-      ),
-      client.query(
+      );
+    const first = await client.query(
         `SELECT k.server, k.tool, k.schema_hash, ${EXECUTION_COLUMNS.replaceAll('d.', 'r.')} FROM toolpin_key k CROSS JOIN LATERAL (
            SELECT ${EXECUTION_COLUMNS} FROM toolpin_dispatch d
             WHERE d.server = k.server AND d.tool = k.tool AND d.schema_hash = k.schema_hash
             ORDER BY d.at_ms ASC, d.seq ASC, d.source COLLATE "C" DESC, d.line ASC LIMIT 1) r ${toolFilter.replace('$2', '$1')}`,
         options.tool !== undefined ? [options.tool] : [],
-      ),
-      client.query(`SELECT source, lines, blank, dispatched, skipped, malformed, torn, problems FROM toolpin_source`),
-    ]);
+      );
+    const sources = await client.query(`SELECT source, lines, blank, dispatched, skipped, malformed, torn, problems FROM toolpin_source`);
     for (const row of recent.rows as Array<Record<string, unknown>>) {
       const entry = stored.get(keyId(String(row.server), String(row.tool), String(row.schema_hash)));
       entry?.recent.push(executionOf(row, entry.key));
