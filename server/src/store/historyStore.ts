@@ -116,7 +116,7 @@ export interface OpenStore {
 const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE toolpin_source (
-    source       text PRIMARY KEY,
+    source       text COLLATE "C" PRIMARY KEY,
     position     bigint NOT NULL,
     line         bigint NOT NULL,
     head_length  integer NOT NULL,
@@ -130,29 +130,28 @@ const MIGRATIONS: readonly string[] = [
     problems     jsonb NOT NULL,
     updated_at   timestamptz NOT NULL DEFAULT now()
   );
+  CREATE TABLE toolpin_key (
+    key_id       integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    server       text COLLATE "C" NOT NULL,
+    tool         text COLLATE "C" NOT NULL,
+    schema_hash  text COLLATE "C" NOT NULL,
+    count        bigint NOT NULL,
+    UNIQUE (server, tool, schema_hash)
+  );
   CREATE TABLE toolpin_dispatch (
-    execution_id text NOT NULL,
+    execution_id text COLLATE "C" NOT NULL,
     seq          double precision NOT NULL,
+    key_id       integer NOT NULL,
     at           text NOT NULL,
     at_ms        double precision NOT NULL,
     blueprint    text,
     step_id      text,
-    server       text NOT NULL,
-    tool         text NOT NULL,
-    schema_hash  text NOT NULL,
-    source       text NOT NULL,
+    source       text COLLATE "C" NOT NULL,
     line         bigint NOT NULL,
     byte_offset  bigint NOT NULL,
     PRIMARY KEY (execution_id, seq)
   );
-  CREATE INDEX toolpin_dispatch_by_key ON toolpin_dispatch (server, tool, schema_hash, at_ms, seq);
-  CREATE TABLE toolpin_key (
-    server       text NOT NULL,
-    tool         text NOT NULL,
-    schema_hash  text NOT NULL,
-    count        bigint NOT NULL,
-    PRIMARY KEY (server, tool, schema_hash)
-  );
+  CREATE INDEX toolpin_dispatch_by_key ON toolpin_dispatch (key_id, at_ms, seq);
   `,
 ];
 
@@ -203,6 +202,9 @@ export async function openStore(url: string, options: { readonly create: boolean
   client.on('error', () => undefined);
   try {
     await client.connect();
+    // An ingest stages its rows in a temporary table: with the default 8 MB of buffers for those,
+    // a large log's rows would go to disk before they are read back (taken only as used).
+    if (options.create) await client.query(`SET temp_buffers = '256MB'`);
     if (options.create) await migrate(client, url);
     else {
       const version = await schemaVersion(client);

@@ -144,10 +144,9 @@ async function readCheckpoint(client: Pg.Client, source: string): Promise<Checkp
 /** Deletes a source's rows and their counts (the source is read again from the start). */
 async function dropSourceRows(client: Pg.Client, source: string): Promise<void> {
   await client.query(
-    `WITH gone AS (DELETE FROM toolpin_dispatch WHERE source = $1 RETURNING server, tool, schema_hash),
-          counts AS (SELECT server, tool, schema_hash, count(*) AS n FROM gone GROUP BY 1, 2, 3)
-     UPDATE toolpin_key k SET count = k.count - c.n FROM counts c
-      WHERE k.server = c.server AND k.tool = c.tool AND k.schema_hash = c.schema_hash`,
+    `WITH gone AS (DELETE FROM toolpin_dispatch WHERE source = $1 RETURNING key_id),
+          counts AS (SELECT key_id, count(*) AS n FROM gone GROUP BY key_id ORDER BY key_id)
+     UPDATE toolpin_key k SET count = k.count - c.n FROM counts c WHERE k.key_id = c.key_id`,
     [source],
   );
   await client.query(`DELETE FROM toolpin_key WHERE count <= 0`);
@@ -219,8 +218,8 @@ export async function ingestSource(client: Pg.Client, source: string, input: Ing
     let malformedRead = 0;
 
     await client.query(
-      `CREATE TEMP TABLE toolpin_staging (execution_id text, seq double precision, at text, at_ms double precision, blueprint text, step_id text,
-         server text, tool text, schema_hash text, source text, line bigint, byte_offset bigint) ON COMMIT DROP`,
+      `CREATE TEMP TABLE toolpin_staging (execution_id text COLLATE "C", seq double precision, at text, at_ms double precision, blueprint text, step_id text,
+         server text COLLATE "C", tool text COLLATE "C", schema_hash text COLLATE "C", source text COLLATE "C", line bigint, byte_offset bigint) ON COMMIT DROP`,
     );
     const copy = client.query(copyFrom('COPY toolpin_staging FROM STDIN'));
     const copied = new Promise<void>((resolve, reject) => {
@@ -267,13 +266,21 @@ export async function ingestSource(client: Pg.Client, source: string, input: Ing
 
     const remainder = splitter.remainder;
     const torn: LineProblem | undefined = remainder ? { line: remainder.line, offset: remainder.offset, reason: 'torn', message: TORN_MESSAGE } : undefined;
+    // The keys first (a handful of rows, in one order, so that concurrent ingests never wait on
+    // each other in a cycle), then the rows with their key's id, and the keys' counts.
+    await client.query(
+      `INSERT INTO toolpin_key (server, tool, schema_hash, count)
+       SELECT DISTINCT server, tool, schema_hash, 0 FROM toolpin_staging ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING`,
+    );
     const inserted = await client.query<{ n: string }>(
       `WITH inserted AS (
-         INSERT INTO toolpin_dispatch SELECT * FROM toolpin_staging ORDER BY execution_id, seq
-         ON CONFLICT DO NOTHING RETURNING server, tool, schema_hash),
+         INSERT INTO toolpin_dispatch (execution_id, seq, key_id, at, at_ms, blueprint, step_id, source, line, byte_offset)
+         SELECT s.execution_id, s.seq, k.key_id, s.at, s.at_ms, s.blueprint, s.step_id, s.source, s.line, s.byte_offset
+           FROM toolpin_staging s JOIN toolpin_key k ON k.server = s.server AND k.tool = s.tool AND k.schema_hash = s.schema_hash
+         ON CONFLICT DO NOTHING RETURNING key_id),
        counted AS (
-         INSERT INTO toolpin_key SELECT server, tool, schema_hash, count(*) FROM inserted GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-         ON CONFLICT (server, tool, schema_hash) DO UPDATE SET count = toolpin_key.count + excluded.count)
+         UPDATE toolpin_key k SET count = k.count + c.n
+           FROM (SELECT key_id, count(*) AS n FROM inserted GROUP BY key_id ORDER BY key_id) c WHERE k.key_id = c.key_id)
        SELECT count(*) AS n FROM inserted`,
     );
     const insertedCount = Number(inserted.rows[0]?.n ?? 0);
@@ -313,10 +320,9 @@ export async function pruneStore(client: Pg.Client, beforeMs: number): Promise<n
   await client.query('BEGIN');
   try {
     const result = await client.query<{ n: string }>(
-      `WITH gone AS (DELETE FROM toolpin_dispatch WHERE at_ms < $1 RETURNING server, tool, schema_hash),
-            counts AS (SELECT server, tool, schema_hash, count(*) AS n FROM gone GROUP BY 1, 2, 3 ORDER BY 1, 2, 3),
-            updated AS (UPDATE toolpin_key k SET count = k.count - c.n FROM counts c
-                         WHERE k.server = c.server AND k.tool = c.tool AND k.schema_hash = c.schema_hash RETURNING c.n)
+      `WITH gone AS (DELETE FROM toolpin_dispatch WHERE at_ms < $1 RETURNING key_id),
+            counts AS (SELECT key_id, count(*) AS n FROM gone GROUP BY key_id ORDER BY key_id),
+            updated AS (UPDATE toolpin_key k SET count = k.count - c.n FROM counts c WHERE k.key_id = c.key_id RETURNING c.n)
        SELECT coalesce(sum(n), 0) AS n FROM updated`,
       [beforeMs],
     );

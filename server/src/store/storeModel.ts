@@ -85,13 +85,13 @@ export class StoreModel implements HistoryModelView {
     const recent = await client.query(
         `SELECT k.server, k.tool, k.schema_hash, ${EXECUTION_COLUMNS.replaceAll('d.', 'r.')} FROM toolpin_key k CROSS JOIN LATERAL (
            SELECT ${EXECUTION_COLUMNS} FROM toolpin_dispatch d
-            WHERE d.server = k.server AND d.tool = k.tool AND d.schema_hash = k.schema_hash ORDER BY ${NEWEST_FIRST} LIMIT $1) r ${toolFilter}`,
+            WHERE d.key_id = k.key_id ORDER BY ${NEWEST_FIRST} LIMIT $1) r ${toolFilter}`,
         parameters,
       );
     const first = await client.query(
         `SELECT k.server, k.tool, k.schema_hash, ${EXECUTION_COLUMNS.replaceAll('d.', 'r.')} FROM toolpin_key k CROSS JOIN LATERAL (
            SELECT ${EXECUTION_COLUMNS} FROM toolpin_dispatch d
-            WHERE d.server = k.server AND d.tool = k.tool AND d.schema_hash = k.schema_hash
+            WHERE d.key_id = k.key_id
             ORDER BY d.at_ms ASC, d.seq ASC, d.source COLLATE "C" DESC, d.line ASC LIMIT 1) r ${toolFilter.replace('$2', '$1')}`,
         options.tool !== undefined ? [options.tool] : [],
       );
@@ -172,7 +172,8 @@ export class StoreModel implements HistoryModelView {
 /** Every execution of a key, newest first (one indexed range). */
 export async function allExecutionsOf(client: Pg.Client, key: HistoryKey): Promise<Execution[]> {
   const result = await client.query(
-    `SELECT ${EXECUTION_COLUMNS} FROM toolpin_dispatch d WHERE d.server = $1 AND d.tool = $2 AND d.schema_hash = $3 ORDER BY ${NEWEST_FIRST}`,
+    `SELECT ${EXECUTION_COLUMNS} FROM toolpin_dispatch d
+      WHERE d.key_id = (SELECT key_id FROM toolpin_key WHERE server = $1 AND tool = $2 AND schema_hash = $3) ORDER BY ${NEWEST_FIRST}`,
     [key.server, key.tool, key.schemaHash],
   );
   return (result.rows as Array<Record<string, unknown>>).map((row) => executionOf(row, key));
