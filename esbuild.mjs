@@ -81,6 +81,9 @@ const DEFERRED_LIBRARIES = {
   'babel-parser.js': ['@babel/parser'],
   'ajv.js': ['ajv', 'ajv/dist/2020', 'ajv-formats'],
   're2js.js': ['re2js'],
+  // The team store's driver (server/src/store/historyStore.ts): only `--store` and the
+  // toolpin.history.store setting need it.
+  'pg.js': ['pg', 'pg-copy-streams'],
 };
 
 /** The entry of a dist/lib/ bundle: an object whose property per specifier requires it when read. */
@@ -109,7 +112,7 @@ const deferredLibrariesBeside = {
   setup(build) {
     const fileOf = new Map(Object.entries(DEFERRED_LIBRARIES).flatMap(([file, specifiers]) => specifiers.map((specifier) => [specifier, file])));
     // esbuild filters are regular expressions; the specifiers are plain names, checked exactly below.
-    build.onResolve({ filter: /^(@babel\/parser|ajv|ajv-formats|re2js)(\/|$)/ }, async (args) => {
+    build.onResolve({ filter: /^(@babel\/parser|ajv|ajv-formats|re2js|pg|pg-copy-streams)(\/|$)/ }, async (args) => {
       if (!fileOf.has(args.path) || args.pluginData?.deferredLibraryCheck) return undefined;
       const options = { kind: args.kind, pluginData: { deferredLibraryCheck: true } };
       const [here, atRoot] = await Promise.all([

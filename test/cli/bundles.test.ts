@@ -34,6 +34,7 @@ const MARKERS: Record<string, Record<string, string>> = {
     'fast-uri (Ajv\'s URI library)': 'urn:uuid',
   },
   're2js.js': { re2js: 'invalid nested repetition operator' },
+  'pg.js': { pg: 'when the client is already executing a query', 'pg-copy-streams': 'CopyStreamQuery' },
 };
 
 /** A preload that writes, at exit, every module file the process loaded to the file $LOADED_MODULES names. */

@@ -59,6 +59,7 @@ import { errorCode, errorMessage } from '../core/json/values';
 import { createCliInventory } from './checkCommand';
 import { cliTrust } from './trust';
 import { type CliIo, readIfPresent } from './io';
+import { historyIngestCommand, historyPruneCommand, openStoreModel, type StoreAnswer } from './historyStoreCommand';
 
 export interface HistoryArgs {
   /** Log files, folders or globs (default: `**\/*.events.jsonl` under the workspace). */
@@ -79,6 +80,13 @@ export interface HistoryArgs {
   env?: Readonly<Record<string, string | undefined>>;
   /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */
   trust?: boolean;
+  /**
+   * The team store (`--store URL`, docs/history-store.md): the model is read from it instead of
+   * logs; with `ingest LOG…` or `prune --before DATE` as the arguments, those subcommands run.
+   */
+  store?: string;
+  /** `prune --before DATE`. */
+  before?: string;
 }
 
 const RECENT_LIMIT = 20;
@@ -126,6 +134,32 @@ function keyId(key: HistoryKey): string {
 }
 
 export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<number> {
+  const subcommand = args.logs[0];
+  if (subcommand === 'ingest' || subcommand === 'prune') {
+    if (args.store === undefined) {
+      io.stderr(`toolpin history ${subcommand}: give the store: --store postgres://[user@]host[:port]/database\n`);
+      return 2;
+    }
+    return subcommand === 'ingest' ? historyIngestCommand(io, { store: args.store, logs: args.logs.slice(1) }) : historyPruneCommand(io, { store: args.store, before: args.before });
+  }
+  if (args.store !== undefined && args.logs.length > 0) {
+    io.stderr('toolpin history: --store reads the store, not logs (ingest them with: toolpin history ingest --store URL LOG…)\n');
+    return 2;
+  }
+  if (args.store !== undefined) {
+    const answer = await openStoreModel(io, args.store, { recentLimit: RECENT_LIMIT, ...(args.tool !== undefined ? { tool: args.tool } : {}) });
+    if (!answer) return 2;
+    try {
+      return await historyReportCommand(io, args, answer);
+    } finally {
+      await answer.close();
+    }
+  }
+  return historyReportCommand(io, args, undefined);
+}
+
+/** The report, from the logs or (with `store`) from the store. */
+async function historyReportCommand(io: CliIo, args: HistoryArgs, store: StoreAnswer | undefined): Promise<number> {
   if (args.hash !== undefined) {
     const parsed = parsePin(normalizeHashQuery(args.hash), 'fnv1a64');
     if (!isParsedPin(parsed)) {
@@ -138,17 +172,17 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
   let couldNotRead = false;
 
   // 1. The logs.
-  const { files, unreadable } = await resolveLogs(io, args, workspaceFolder);
+  const { files, unreadable } = store ? { files: store.model.logs(), unreadable: [] } : await resolveLogs(io, args, workspaceFolder);
   for (const problem of unreadable) {
     io.stderr(`toolpin history: cannot read ${problem}\n`);
     couldNotRead = true;
   }
-  if (files.length === 0 && args.logs.length === 0) {
+  if (files.length === 0 && args.logs.length === 0 && !store) {
     io.stderr(`toolpin history: no event logs (**/*.events.jsonl) under ${display(io.cwd, workspaceFolder)}\n`);
   }
-  const model = new HistoryModel({ recentLimit: RECENT_LIMIT });
-  const logIds = new Map(files.map((file) => [file, display(io.cwd, file)]));
-  const logs = new LogSet(model, async () => files, (file) => logIds.get(file) ?? file);
+  const model = store ? store.model.asHistoryModel() : new HistoryModel({ recentLimit: RECENT_LIMIT });
+  const logIds = new Map(files.map((file) => [file, store ? file : display(io.cwd, file)]));
+  const logs = new LogSet(model, async () => (store ? [] : files), (file) => logIds.get(file) ?? file);
   const read = await logs.update();
   for (const failed of read.unreadable) {
     io.stderr(`toolpin history: cannot read ${display(io.cwd, failed.file)}: ${failed.reason}\n`);
@@ -233,7 +267,8 @@ export async function historyCommand(io: CliIo, args: HistoryArgs): Promise<numb
     if (!needsAllExecutions(key, query.limit)) continue;
     const executions: Execution[] = [];
     try {
-      for await (const execution of logs.streamExecutions(key.summary)) executions.push(execution);
+      if (store) executions.push(...(await store.allExecutions(key.summary)));
+      else for await (const execution of logs.streamExecutions(key.summary)) executions.push(execution);
       all.set(keyId(key.summary), executions);
     } catch (error) {
       io.stderr(`toolpin history: cannot re-read executions of ${key.summary.tool} at ${key.summary.schemaHash}: ${errorMessage(error)}\n`);

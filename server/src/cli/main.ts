@@ -115,7 +115,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'missing, but something could not be verified, no blueprint or connector file was found, or a usage error.',
   },
   history: {
-    usage: 'history [logs…] [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json] [--workspace DIR] [--offline]',
+    usage: 'history [logs…] [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json] [--workspace DIR] [--offline] [--store URL]',
     summary:
       'which executions called which MCP tool at which schema hash (from *.events.jsonl logs; files, folders or globs; default: the workspace), and whether each hash is pinned, live or stale',
     options: {
@@ -126,6 +126,8 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       format: { type: 'string', value: 'FORMAT', help: 'text (default) or json' },
       workspace: WORKSPACE_OPTION,
       offline: { type: 'boolean', help: 'do not contact servers; live status is unknown' },
+      store: { type: 'string', value: 'URL', help: 'the team store (postgres://[user@]host[:port]/database; password from PGPASSWORD or ~/.pgpass): read it, or ingest or prune it' },
+      before: { type: 'string', value: 'DATE', help: 'prune: delete the dispatches before this date (YYYY-MM-DD or an RFC 3339 date-time)' },
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
       concurrency: CONCURRENCY_OPTION,
@@ -134,7 +136,9 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     notes:
       'Exit status: 0 nothing ran at a schema that is not live; 1 some executions did; 2 none did, but something ' +
       'could not be checked (offline, a server not listed, a log unreadable), --tool or --hash matched no execution, ' +
-      'or a usage error.',
+      'or a usage error. The team store (docs/history-store.md): `toolpin history ingest --store URL LOG…` (- for standard ' +
+      'input) projects logs into it, `toolpin history prune --store URL --before DATE` deletes older dispatches, and ' +
+      '`--store URL` reads it instead of logs; a store that is down, refuses the password or has a newer schema exits 2.',
   },
   trust: {
     usage: 'trust [DIR] [--yes] [--list] [--revoke]',
@@ -374,6 +378,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         trust: flag('trust'),
         ...TIMEOUTS(timeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
+        ...(text('store') !== undefined ? { store: text('store')! } : {}),
+        ...(text('before') !== undefined ? { before: text('before')! } : {}),
       });
     }
     case 'trust':
