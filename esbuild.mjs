@@ -11,11 +11,14 @@
 //   dist/lib/*.js   the libraries only some runs need (DEFERRED_LIBRARIES below), each a bundle of
 //                   its own that dist/commands.js reads on first use, so that starting a command or
 //                   the language server does not read and compile them.
+//   dist/pins.mjs, dist/pins.cjs, dist/pins.d.ts  `toolpin/pins` (package.json `exports`), the pin
+//                   library runtimes import: ES module and CommonJS builds of server/src/pins/index.ts
+//                   for any platform (no Node module, no dependency), and its declarations (types/pins.d.ts).
 //   examples/servers/bundled/  the example workspace's MCP servers (below).
 // Transpiled, not bundled (what is tested): every .ts file under server/src, client/src, test and
 // bench is emitted one-to-one under out/, so tests import the same modules the bundles are made of.
 import * as esbuild from 'esbuild';
-import { existsSync, readdirSync, statSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, chmodSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -132,7 +135,23 @@ const deferredLibrariesBeside = {
   },
 };
 
+/**
+ * `toolpin/pins` (docs/pins-library.md): `platform: 'neutral'` resolves no Node module and adds no
+ * Node shim, so a Node import anywhere in the entry's graph fails the build rather than shipping.
+ * Not minified: the file is small and a reader of a dispatch guard should be able to read it.
+ */
+const pinsLibrary = {
+  bundle: true,
+  platform: 'neutral',
+  target: 'es2020',
+  entryPoints: ['server/src/pins/index.ts'],
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
 const builds = [
+  { ...pinsLibrary, format: 'esm', outfile: 'dist/pins.mjs' },
+  { ...pinsLibrary, format: 'cjs', outfile: 'dist/pins.cjs' },
   { ...shared, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
   {
     ...shared,
@@ -202,6 +221,7 @@ if (watch) {
   rmSync('dist/server.js.map', { force: true });
   await Promise.all(builds.map((options) => esbuild.build(options)));
   for (const bundle of shippedBundles()) keepOneByteSource(bundle);
+  copyFileSync('types/pins.d.ts', 'dist/pins.d.ts');
   chmodSync('dist/cli.js', 0o755);
 }
 

@@ -1,6 +1,7 @@
 // Lint rules that hold the architecture, not only the style:
 // - server/src/core is pure: no editor, no LSP, no MCP SDK, no file system, network or processes.
-//   The one exception is node:crypto in core/pins/sha256.ts (a pure hash function).
+//   core/pins and server/src/pins (the `toolpin/pins` library) import no Node module at all, not
+//   even node:crypto: the library runs in browsers and workers (core/pins/sha256.ts is plain JS).
 // - Only server/src/mcp may import the MCP SDK.
 // - The client imports nothing from the server but the typed protocol file.
 // - server/src/engine is the one orchestrator: it sees listings through its ListingSource
@@ -46,8 +47,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['server/src/core/**/*.ts'],
-    ignores: ['server/src/core/pins/sha256.ts'],
+    files: ['server/src/core/**/*.ts', 'server/src/pins/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [...IO_MODULES, 'node:crypto', 'crypto'].map((name) => ({ name, message: 'The core is pure: no I/O. Inject what you need.' })),

@@ -2,6 +2,11 @@
  * `toolpin hash <file|->`: prints the schema pin and the tool pin of each MCP tool in a file (or
  * standard input) holding one tool, an array of tools, or a `tools/list` result.
  *
+ * `--profile mcp-pin` prints mcp-pin's hashes instead (Tool definition hash v1, core/pins/mcpPin.ts):
+ * each whole definition's hash, the listing's set hash and, for an `initialize` result holding
+ * `instructions`, the instructions hash; `--profile all` prints both. A file with a repeated
+ * member name is refused before anything is hashed (TP101), as both definitions require.
+ *
  * Exit status: 0 every tool hashed; 1 some entry could not be read or hashed (the others are still
  * printed); 2 the input could not be read or is not JSON.
  */
@@ -10,6 +15,8 @@ import { parseJsonDocument, valueOf } from '../core/json/jsonDocument';
 import { LineIndex } from '../core/json/lineIndex';
 import { errorMessage } from '../core/json/values';
 import { schemaPin, toolPin } from '../core/pins/pins';
+import { mcpPinDefinitionHash, mcpPinInstructionsHash, mcpPinSetHash } from '../core/pins/mcpPin';
+import { isRecord } from '../core/json/values';
 import { readTools } from '../core/verify/toolList';
 import type { CliIo } from './io';
 
@@ -20,7 +27,49 @@ export interface HashRow {
   toolPin: string;
 }
 
-export async function hashCommand(io: CliIo, args: { source: string; format: 'text' | 'json' }): Promise<number> {
+/** The hash definitions `toolpin hash --profile` prints: Toolpin's pins, mcp-pin's v1 hashes, or both. */
+export type HashProfile = 'toolpin' | 'mcp-pin' | 'all';
+export const HASH_PROFILES: readonly HashProfile[] = ['toolpin', 'mcp-pin', 'all'];
+
+/** mcp-pin's hashes of a listing: per whole definition, the set, and the instructions when given. */
+export interface McpPinHashes {
+  profile: 'mcp-pin';
+  tools: Array<{ name: string; definitionHash: string }>;
+  setHash: string | null;
+  setHashError?: string;
+  instructionsHash: string | null;
+}
+
+/** The definitions as sent (every member), from one tool, an array, a tools/list or an initialize-with-tools result. */
+function rawDefinitions(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (isRecord(value) && Array.isArray(value.tools)) return value.tools;
+  return isRecord(value) && 'name' in value ? [value] : [];
+}
+
+function mcpPinHashes(value: unknown): McpPinHashes {
+  const definitions = rawDefinitions(value);
+  const tools = definitions.filter(isRecord).filter((definition) => typeof definition.name === 'string').map((definition) => ({ name: definition.name as string, definitionHash: mcpPinDefinitionHash(definition) }));
+  const set = mcpPinSetHash(definitions);
+  const instructions = isRecord(value) && typeof value.instructions === 'string' ? value.instructions : null;
+  return {
+    profile: 'mcp-pin',
+    tools,
+    setHash: 'setHash' in set ? set.setHash : null,
+    ...('error' in set ? { setHashError: set.error } : {}),
+    instructionsHash: mcpPinInstructionsHash(instructions),
+  };
+}
+
+function printMcpPin(io: CliIo, hashes: McpPinHashes): void {
+  const width = Math.max(4, ...hashes.tools.map((row) => row.name.length));
+  for (const row of hashes.tools) io.stdout(`${row.name.padEnd(width)}  mcp-pin definition ${row.definitionHash}\n`);
+  io.stdout(`${'(set)'.padEnd(width)}  mcp-pin set        ${hashes.setHash ?? `(none: ${hashes.setHashError ?? 'no listing'})`}\n`);
+  if (hashes.instructionsHash !== null) io.stdout(`${'(instructions)'.padEnd(width)}  mcp-pin instructions ${hashes.instructionsHash}\n`);
+}
+
+export async function hashCommand(io: CliIo, args: { source: string; format: 'text' | 'json'; profile?: HashProfile }): Promise<number> {
+  const profile = args.profile ?? 'toolpin';
   let text: string;
   const label = args.source === '-' ? '<stdin>' : args.source;
   try {
@@ -38,7 +87,14 @@ export async function hashCommand(io: CliIo, args: { source: string; format: 'te
     }
     return 2;
   }
-  const { tools, problems } = readTools(valueOf(document.root));
+  const root = valueOf(document.root);
+  if (profile === 'mcp-pin') {
+    const hashes = mcpPinHashes(root);
+    if (args.format === 'json') io.stdout(`${JSON.stringify(hashes, null, 2)}\n`);
+    else printMcpPin(io, hashes);
+    return hashes.setHash === null ? 1 : 0;
+  }
+  const { tools, problems } = readTools(root);
   let status = problems.length > 0 ? 1 : 0;
   for (const found of problems) {
     io.stderr(`${label}: ${found.path || '/'}: ${found.message}\n`);
@@ -58,6 +114,17 @@ export async function hashCommand(io: CliIo, args: { source: string; format: 'te
       io.stderr(`${label}: tool "${tool.name}": ${error.message}\n`);
       status = 1;
     }
+  }
+  if (profile === 'all') {
+    const hashes = mcpPinHashes(root);
+    if (args.format === 'json') {
+      io.stdout(`${JSON.stringify({ toolpin: rows, mcpPin: hashes }, null, 2)}\n`);
+      return status;
+    }
+    const width = Math.max(4, ...rows.map((row) => row.name.length));
+    for (const row of rows) io.stdout(`${row.name.padEnd(width)}  ${row.schemaPin ?? '(no inputSchema)'}  ${row.toolPin}\n`);
+    printMcpPin(io, hashes);
+    return hashes.setHash === null ? 1 : status;
   }
   if (args.format === 'json') {
     io.stdout(`${JSON.stringify(rows, null, 2)}\n`);

@@ -15,7 +15,7 @@ import { errorCode, isOneOf } from '../core/json/values';
 import type { FailOn } from '../core/report/report';
 import { TOOLPIN_VERSION } from '../version';
 import { overallTimeoutFor } from '../engine/timeouts';
-import { hashCommand } from './hashCommand';
+import { HASH_PROFILES, hashCommand } from './hashCommand';
 import { codeCacheFolder, installCodeCache } from './codeCache';
 import { type CliIo, processIo } from './io';
 
@@ -64,10 +64,11 @@ const TRUST_OPTION = {
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   hash: {
-    usage: 'hash <file|-> [--format text|json]',
+    usage: 'hash <file|-> [--format text|json] [--profile toolpin|mcp-pin|all]',
     summary: 'print the schema pin and tool pin of each MCP tool in a file (or stdin) holding one tool, an array of tools, or a tools/list result',
     options: {
       format: { type: 'string', value: 'FORMAT', help: 'text (default) or json' },
+      profile: { type: 'string', value: 'NAME', help: "whose hashes: toolpin (default: schema pin and tool pin), mcp-pin (its tool definition hash v1 of each whole definition, the set hash, the instructions hash of an initialize result), or all" },
       help: HELP_OPTION,
     },
     notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is not JSON, or a usage error.',
@@ -321,7 +322,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`toolpin hash: give exactly one file, or - for standard input\n\n${commandHelp(command)}`);
         return 2;
       }
-      return hashCommand(io, { source: rest[0]!, format });
+      const profile = text('profile') ?? 'toolpin';
+      if (!isOneOf(HASH_PROFILES, profile)) {
+        io.stderr(`toolpin hash: unknown profile "${profile}"; use ${HASH_PROFILES.join(', ')}\n`);
+        return 2;
+      }
+      return hashCommand(io, { source: rest[0]!, format, profile });
     }
     case 'check': {
       const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);

@@ -44,8 +44,8 @@ function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function serializeString(value: string, path: string): string {
-  if (LONE_SURROGATE.test(value)) {
+function serializeString(value: string, path: string, escapeLoneSurrogates = false): string {
+  if (!escapeLoneSurrogates && LONE_SURROGATE.test(value)) {
     throw new CanonicalJsonError('lone-surrogate', path, 'a string with a lone surrogate');
   }
   // JSON.stringify of a string escapes exactly as RFC 8785 §3.2.2.2 prescribes.
@@ -190,15 +190,19 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** The careful path: the same output, with exact error paths and cycle detection. Exported for tests. */
-export function carefulCanonicalJson(value: unknown): string {
+/**
+ * The careful path: the same output, with exact error paths and cycle detection. Exported for tests,
+ * and for mcp-pin's definition hash (core/pins/mcpPin.ts), whose version 1 writes a lone surrogate
+ * as the lowercase `\u` escape of `JSON.stringify` instead of refusing it (`escapeLoneSurrogates`).
+ */
+export function carefulCanonicalJson(value: unknown, escapeLoneSurrogates = false): string {
   const parts: string[] = [];
   const ancestors = new Set<object>();
 
   const write = (current: unknown, path: string): void => {
     switch (typeof current) {
       case 'string':
-        parts.push(serializeString(current, path));
+        parts.push(serializeString(current, path, escapeLoneSurrogates));
         return;
       case 'number':
         if (!Number.isFinite(current)) {
@@ -255,7 +259,7 @@ export function carefulCanonicalJson(value: unknown): string {
         const key = keys[index]!;
         const childPath = `${path}/${escapePointerToken(key)}`;
         if (index > 0) parts.push(',');
-        parts.push(serializeString(key, childPath));
+        parts.push(serializeString(key, childPath, escapeLoneSurrogates));
         parts.push(':');
         write(record[key], childPath);
       }
