@@ -170,6 +170,7 @@ class ServerContext {
       keepAlive: true,
       requestTimeoutMs: verify.requestTimeoutMs,
       overallTimeoutMs: overallTimeoutFor(verify.requestTimeoutMs),
+      startTimeoutMs: verify.startTimeoutMs,
       concurrency: verify.concurrency,
       minTtlMs: verify.minTtlSeconds * 1000,
       defaultTtlMs: verify.ttlSeconds * 1000,

@@ -55,6 +55,8 @@ export interface CheckArgs {
   offline?: boolean;
   requestTimeoutMs?: number;
   overallTimeoutMs?: number;
+  /** A stdio server's start (`--start-timeout`); engine/timeouts.ts by default. */
+  startTimeoutMs?: number;
   concurrency?: number;
   env?: Readonly<Record<string, string | undefined>>;
   /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */
@@ -77,7 +79,7 @@ export interface CheckArgs {
  * outlives the command).
  */
 export function createCliInventory(
-  args: Pick<CheckArgs, 'requestTimeoutMs' | 'overallTimeoutMs' | 'concurrency'>,
+  args: Pick<CheckArgs, 'requestTimeoutMs' | 'overallTimeoutMs' | 'startTimeoutMs' | 'concurrency'>,
   env: Readonly<Record<string, string | undefined>>,
   trust: (definition: ServerDefinition) => TrustVerdict,
 ): Inventory {
@@ -90,6 +92,7 @@ export function createCliInventory(
     keepAlive: false,
     ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
     ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
+    ...(args.startTimeoutMs !== undefined ? { startTimeoutMs: args.startTimeoutMs } : {}),
     ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
   });
 }
