@@ -18,6 +18,7 @@ import {
   FileChangeType,
   type InitializeParams,
   type InitializeResult,
+  MarkupKind,
   type ServerCapabilities,
   TextDocuments,
   TextDocumentSyncKind,
@@ -32,7 +33,7 @@ import { registerCodeLens } from './features/codeLens';
 import { registerCompletion } from './features/completion';
 import { type DiagnosticsFeature, registerDiagnostics } from './features/diagnostics';
 import { type HistoryFeature, registerHistory } from './features/history';
-import { registerHover } from './features/hover';
+import { hoverFormatOf, registerHover } from './features/hover';
 import { registerReview } from './features/review';
 import { registerStatus } from './features/status';
 import { TrustStore, trustFilePath } from './io/trustStore';
@@ -73,6 +74,8 @@ export interface ClientAbilities {
   canRefreshCodeLens: boolean;
   /** The client answers `toolpin/getCredential` (experimental `toolpinCredentials`). */
   holdsCredentials: boolean;
+  /** Markdown when the client declares it in hover.contentFormat, else plain text (features/hover.ts). */
+  hoverFormat: MarkupKind;
 }
 
 /** True when an experimental client capability is `true` (the field is any JSON). */
@@ -91,6 +94,7 @@ export function clientAbilitiesOf(params: InitializeParams): ClientAbilities {
     completionSnippets: params.capabilities.textDocument?.completion?.completionItem?.snippetSupport === true,
     canRefreshCodeLens: workspace?.codeLens?.refreshSupport === true,
     holdsCredentials: experimentalFlag(params.capabilities.experimental, 'toolpinCredentials'),
+    hoverFormat: hoverFormatOf(params.capabilities.textDocument?.hover?.contentFormat),
   };
 }
 
@@ -108,7 +112,7 @@ class ServerContext {
   readonly trust: ServerTrust;
   readonly redactor = new Redactor();
   readonly workspace: LiveWorkspace;
-  abilities: ClientAbilities = { canWatchFiles: false, canCreateFiles: false, supportsFolderChanges: false, canReview: false, completionSnippets: false, canRefreshCodeLens: false, holdsCredentials: false };
+  abilities: ClientAbilities = { canWatchFiles: false, canCreateFiles: false, supportsFolderChanges: false, canReview: false, completionSnippets: false, canRefreshCodeLens: false, holdsCredentials: false, hoverFormat: MarkupKind.Markdown };
   folders: string[] = [];
   /** The listing source in use; replaced when settings it holds (timeouts, TTLs, concurrency) change. */
   listings: ListingSource;
@@ -170,6 +174,7 @@ class ServerContext {
       keepAlive: true,
       requestTimeoutMs: verify.requestTimeoutMs,
       overallTimeoutMs: overallTimeoutFor(verify.requestTimeoutMs),
+      startTimeoutMs: verify.startTimeoutMs,
       concurrency: verify.concurrency,
       minTtlMs: verify.minTtlSeconds * 1000,
       defaultTtlMs: verify.ttlSeconds * 1000,
@@ -200,7 +205,7 @@ function registerFeatures(connection: Connection, documents: TextDocuments<TextD
   const { workspace } = context;
   const diagnostics = registerDiagnostics(connection, documents, workspace, runtime, context.settings);
   registerCodeActions(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles, canReview: context.abilities.canReview }));
-  registerHover(connection, documents, workspace, runtime.now);
+  registerHover(connection, documents, workspace, runtime.now, () => context.abilities.hoverFormat);
   registerCompletion(connection, documents, workspace, () => ({ snippets: context.abilities.completionSnippets }));
   registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => context.abilities.canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles }));

@@ -13,7 +13,7 @@
  *   value for the whole server.
  */
 import { isRecord } from './core/json/values';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from './engine/timeouts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from './engine/timeouts';
 import { DEFAULT_MAX_SOURCE_BYTES } from './core/documents/source/sourceNames';
 import { pathToUri } from './util/uris';
 
@@ -41,6 +41,8 @@ export interface ToolpinSettings {
     readonly ttlSeconds: number;
     /** Servers listed at the same time; at least 1. */
     readonly concurrency: number;
+    /** A stdio server's start (spawn to its answer to initialize); at least 100 ms. */
+    readonly startTimeoutMs: number;
   };
   readonly workspaceScan: {
     /** Check blueprint and connector files that are not open, too. */
@@ -124,6 +126,7 @@ export function parseSettings(received: unknown): ToolpinSettings {
       minTtlSeconds: count(verify.minTtlSeconds, 30),
       ttlSeconds: count(verify.ttlSeconds, 300),
       concurrency: Math.max(1, count(verify.concurrency, 4)),
+      startTimeoutMs: Math.max(100, count(verify.startTimeoutMs, DEFAULT_START_TIMEOUT_MS)),
     },
     workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },
     servers: members(root.servers),

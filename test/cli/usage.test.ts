@@ -102,6 +102,42 @@ describe('each command takes only its own options', () => {
   });
 });
 
+describe('a usage error is short and suggests what was meant (issue 26)', () => {
+  test('a misspelt option: the wrong option, a did-you-mean and the usage line, not the whole help', () => {
+    const result = run(scratch, 'check', '--ofline');
+    assert.equal(result.status, 2);
+    assert.equal(
+      result.stderr,
+      'toolpin check: unknown option --ofline; did you mean --offline?\n' +
+        'Usage: toolpin check [paths…] [--format text|json|sarif|markdown] [--sarif-file FILE] [--workspace DIR] [--offline|--structure-only] [--fail-on security|drift|warning] [--trust] [--timeout MS] [--start-timeout MS] [--concurrency N]\n' +
+        '(toolpin check --help describes every option)\n',
+    );
+    assert.match(run(scratch, 'pin', '--remove-mising').stderr, /unknown option --remove-mising; did you mean --remove-missing\?/);
+    assert.match(run(scratch, 'history', '--timout', '5').stderr, /unknown option --timout; did you mean --timeout\?/);
+  });
+
+  test('a misspelt command: a did-you-mean and the list of commands', () => {
+    const result = run(scratch, 'chekc', 'x.connector.json');
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /^toolpin: unknown command "chekc"; did you mean check\?\nUsage: toolpin <command> \[options\] {3}\(commands: hash, check, pin, history, trust, lsp/);
+    assert.doesNotMatch(result.stderr, /Each command has its own options/, 'not the whole help');
+    assert.match(run(scratch, 'help', 'pinn').stderr, /unknown command "pinn"; did you mean pin\?/);
+    assert.doesNotMatch(run(scratch, 'frobnicate').stderr, /did you mean/, 'nothing is suggested for a word close to no command');
+  });
+
+  test("every command's usage line lists every option its help describes", () => {
+    for (const command of ['hash', 'check', 'pin', 'history', 'trust', 'lsp']) {
+      const help = run(scratch, command, '--help').stdout;
+      const [usageLine] = help.split('\n');
+      const optionsPart = help.slice(help.indexOf('Options:\n'));
+      const described = new Set([...optionsPart.matchAll(/^ {2}(?:-\w, )? *--([\w-]+)/gm)].map((match) => match[1]!).filter((name) => name !== 'help'));
+      const inUsage = new Set([...usageLine!.matchAll(/--([\w-]+)/g)].map((match) => match[1]!));
+      assert.ok(described.size > 0, `${command}: the help describes options`);
+      assert.deepEqual([...inUsage].sort(), [...described].sort(), `${command}: ${usageLine}`);
+    }
+  });
+});
+
 describe('the CLI says what happened', () => {
   test('--workspace naming a folder that does not exist says so (exit 2) and starts nothing', () => {
     const missing = path.join(scratch, 'no-such-folder');

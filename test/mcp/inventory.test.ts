@@ -223,6 +223,9 @@ function newInventory(options: Partial<InventoryOptions> = {}, env: Record<strin
     trust: () => ({ trusted: true }),
     keepAlive: false,
     ...PATIENT,
+    // These tests bound a stdio server's start by their request timeout, as before issue 26 gave
+    // the start its own default (60 s, tested in test/cli/slowStart.test.ts).
+    startTimeoutMs: options.requestTimeoutMs ?? PATIENT.requestTimeoutMs,
     ...options,
   });
   onCleanup(() => inventory.dispose());

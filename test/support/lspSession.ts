@@ -90,7 +90,8 @@ export async function initializeClient(connection: ProtocolConnection, options: 
     rootUri: options.rootUri ?? null,
     capabilities: {
       workspace: { configuration: options.configuration ?? false, ...options.capabilities?.workspace },
-      textDocument: { publishDiagnostics: { versionSupport: true }, ...options.capabilities?.textDocument },
+      // Markdown hovers, as VS Code declares; a test of a plain-text client passes its own hover.
+      textDocument: { publishDiagnostics: { versionSupport: true }, hover: { contentFormat: ['markdown', 'plaintext'] }, ...options.capabilities?.textDocument },
       ...(options.capabilities?.experimental ? { experimental: options.capabilities.experimental } : {}),
     },
     initializationOptions: {

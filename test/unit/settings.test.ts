@@ -75,7 +75,7 @@ test('an ill-typed value falls back to its own default and keeps its neighbours'
     sources: { connectorFunctions: ['@acme/platform', ''], invokeFunctions: ['@acme/platform#step'] },
   });
   assert.deepEqual(parsed.validate, { enable: true, debounceMs: 50 });
-  assert.deepEqual(parsed.verify, { enable: false, requestTimeoutMs: 10_000, minTtlSeconds: 30, ttlSeconds: 60, concurrency: 4 });
+  assert.deepEqual(parsed.verify, { enable: false, requestTimeoutMs: 10_000, minTtlSeconds: 30, ttlSeconds: 60, concurrency: 4, startTimeoutMs: 60_000 });
   assert.deepEqual(parsed.workspaceScan, DEFAULT_SETTINGS.workspaceScan);
   assert.deepEqual(parsed.servers, {});
   assert.deepEqual(parsed.history.logGlobs, ['**/*.events.jsonl']);
@@ -117,6 +117,7 @@ const zodSchema = zodSection({
     minTtlSeconds: zodCount(30),
     ttlSeconds: zodCount(300),
     concurrency: zodCount(4).transform((value) => Math.max(1, value)),
+    startTimeoutMs: zodCount(60_000).transform((value) => Math.max(100, value)),
   }),
   workspaceScan: zodSection({ enable: zodFlag(true), maxFiles: zodCount(500) }),
   servers: z.record(z.string(), z.unknown()).catch(() => ({})),
@@ -129,7 +130,7 @@ const zodSchema = zodSection({
 });
 
 test('settings read as the zod schema they replaced reads them, on arbitrary input', () => {
-  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'sources', 'connectorFunctions', 'invokeFunctions', 'maxFileBytes', 'other'];
+  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'startTimeoutMs', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'sources', 'connectorFunctions', 'invokeFunctions', 'maxFileBytes', 'other'];
   const leaf = fc.oneof(
     fc.constantFrom(null, true, false, 0, -0, -1, 0.5, 99_999, 1e300, '', 'off', 'messages', 'verbose', 'x', '**/*.log'),
     fc.double(),

@@ -56,6 +56,8 @@ export interface CheckArgs {
   offline?: boolean;
   requestTimeoutMs?: number;
   overallTimeoutMs?: number;
+  /** A stdio server's start (`--start-timeout`); engine/timeouts.ts by default. */
+  startTimeoutMs?: number;
   concurrency?: number;
   env?: Readonly<Record<string, string | undefined>>;
   /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */
@@ -78,7 +80,7 @@ export interface CheckArgs {
  * outlives the command).
  */
 export function createCliInventory(
-  args: Pick<CheckArgs, 'requestTimeoutMs' | 'overallTimeoutMs' | 'concurrency'>,
+  args: Pick<CheckArgs, 'requestTimeoutMs' | 'overallTimeoutMs' | 'startTimeoutMs' | 'concurrency'>,
   env: Readonly<Record<string, string | undefined>>,
   trust: (definition: ServerDefinition) => TrustVerdict,
 ): Inventory {
@@ -91,6 +93,7 @@ export function createCliInventory(
     keepAlive: false,
     ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
     ...(args.overallTimeoutMs !== undefined ? { overallTimeoutMs: args.overallTimeoutMs } : {}),
+    ...(args.startTimeoutMs !== undefined ? { startTimeoutMs: args.startTimeoutMs } : {}),
     ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
   });
 }

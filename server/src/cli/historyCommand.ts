@@ -76,6 +76,7 @@ export interface HistoryArgs {
   offline?: boolean;
   requestTimeoutMs?: number;
   overallTimeoutMs?: number;
+  startTimeoutMs?: number;
   concurrency?: number;
   env?: Readonly<Record<string, string | undefined>>;
   /** Trust the workspace folder for this run (`--trust`; `TOOLPIN_TRUST=1` does the same). */

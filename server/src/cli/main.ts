@@ -56,6 +56,11 @@ const WORKSPACE_OPTION = {
   help: 'the folder stdio servers start in and .vscode/mcp.json and .mcp.json are read from (default: the current folder)',
 } as const;
 const TIMEOUT_OPTION = { type: 'string', value: 'MS', help: 'timeout of one request to a server (default 10000)' } as const;
+const START_TIMEOUT_OPTION = {
+  type: 'string',
+  value: 'MS',
+  help: 'how long a stdio server may take to start, up to its answer to initialize (default 60000: npx -y and the like install the package on first use)',
+} as const;
 const CONCURRENCY_OPTION = { type: 'string', value: 'N', help: 'servers listed at the same time (default 8)' } as const;
 const TRUST_OPTION = {
   type: 'boolean',
@@ -74,7 +79,8 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is not JSON, or a usage error.',
   },
   check: {
-    usage: 'check [paths…] [--format text|json|sarif|markdown] [--workspace DIR] [--offline|--structure-only] [--timeout MS] [--concurrency N]',
+    usage:
+      'check [paths…] [--format text|json|sarif|markdown] [--sarif-file FILE] [--workspace DIR] [--offline|--structure-only] [--fail-on security|drift|warning] [--trust] [--timeout MS] [--start-timeout MS] [--concurrency N]',
     summary: 'check blueprint and connector files (default: the current folder) and verify every pin against the live MCP servers',
     options: {
       format: { type: 'string', value: 'FORMAT', help: 'text (default), json, sarif, or markdown (a GitHub job summary or pull-request comment: per file the drifted tools, what changed and the diffs)' },
@@ -88,6 +94,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'fail-on': { type: 'string', value: 'LEVEL', help: 'what exits 1: security (only tool-poisoning cues, TP407), drift (default: any drift, missing tool or error) or warning (also warnings)' },
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
+      'start-timeout': START_TIMEOUT_OPTION,
       concurrency: CONCURRENCY_OPTION,
       help: HELP_OPTION,
     },
@@ -96,7 +103,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'but something could not be verified, no blueprint or connector file was found, or a usage error.',
   },
   pin: {
-    usage: 'pin [paths…] [--tool NAME] [--yes] [--remove-missing] [--workspace DIR] [--timeout MS]',
+    usage: 'pin [paths…] [--tool NAME] [--yes] [--remove-missing] [--workspace DIR] [--trust] [--timeout MS] [--start-timeout MS]',
     summary: 'show the re-pin of every drifted pin (with what changed) and every missing pin; write them with --yes',
     options: {
       tool: { type: 'string', value: 'NAME', help: 'only this tool' },
@@ -108,6 +115,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       workspace: WORKSPACE_OPTION,
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
+      'start-timeout': START_TIMEOUT_OPTION,
       help: HELP_OPTION,
     },
     notes:
@@ -116,7 +124,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'missing, but something could not be verified, no blueprint or connector file was found, or a usage error.',
   },
   history: {
-    usage: 'history [logs…] [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json] [--workspace DIR] [--offline] [--store URL]',
+    usage: 'history [logs…] [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json] [--workspace DIR] [--offline] [--store URL] [--trust] [--timeout MS] [--start-timeout MS] [--concurrency N]',
     summary:
       'which executions called which MCP tool at which schema hash (from *.events.jsonl logs; files, folders or globs; default: the workspace), and whether each hash is pinned, live or stale',
     options: {
@@ -131,6 +139,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       before: { type: 'string', value: 'DATE', help: 'prune: delete the dispatches before this date (YYYY-MM-DD or an RFC 3339 date-time)' },
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
+      'start-timeout': START_TIMEOUT_OPTION,
       concurrency: CONCURRENCY_OPTION,
       help: HELP_OPTION,
     },
@@ -154,7 +163,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     notes: 'The record is kept in $XDG_CONFIG_HOME/toolpin/trust.json (else ~/.config/toolpin/trust.json), outside every repository. Exit status: 0 done; 1 the question was declined (nothing recorded); 2 the folder does not exist, or a usage error.',
   },
   lsp: {
-    usage: 'lsp --stdio | --node-ipc',
+    usage: 'lsp --stdio|--node-ipc [--clientProcessId PID]',
     summary: 'run the language server, over standard input/output (any editor) or a Node IPC channel (VS Code)',
     options: {
       stdio: { type: 'boolean', help: 'talk LSP over standard input and output' },
@@ -207,6 +216,41 @@ function commandHelp(name: string): string {
   return `Usage: toolpin ${spec.usage}\n\n${wrap(spec.summary, 0)}\n\nOptions:\n${options.join('\n')}\n${spec.notes ? `\n${wrap(spec.notes, 0)}\n` : ''}`;
 }
 
+/**
+ * What a usage error prints after the line that says what was wrong: the command's usage line and
+ * where the rest is, not the whole help (issue 26: the one wrong line got lost in it).
+ */
+function shortUsage(name: string): string {
+  return `Usage: toolpin ${COMMANDS[name]!.usage}\n(toolpin ${name} --help describes every option)\n`;
+}
+
+const TOP_USAGE = `Usage: toolpin <command> [options]   (commands: ${Object.keys(COMMANDS).join(', ')}; toolpin --help describes them)\n`;
+
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short words. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** The closest of `candidates` to a misspelt `word`, when it is close enough to be meant (a third of its length, at least 1). */
+export function closestName(word: string, candidates: readonly string[]): string | undefined {
+  const limit = Math.max(1, Math.floor(word.length / 3));
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = editDistance(word.toLowerCase(), name.toLowerCase());
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
 /** The levels of `--fail-on` (declared here, not imported, so dist/cli.js stays free of the report module). */
 const FAIL_ON_LEVELS: readonly FailOn[] = ['security', 'drift', 'warning'];
 
@@ -246,13 +290,18 @@ function usageMessage(command: string, error: unknown): string {
     const owners = Object.entries(COMMANDS)
       .filter(([, spec]) => Object.keys(spec.options).some((name) => `--${name}` === option || `-${spec.options[name]!.short}` === option))
       .map(([name]) => name);
-    return `toolpin ${command}: unknown option ${option}${owners.length > 0 ? ` (an option of ${owners.map((name) => `toolpin ${name}`).join(', ')}, not of toolpin ${command})` : ''}`;
+    if (owners.length > 0) return `toolpin ${command}: unknown option ${option} (an option of ${owners.map((name) => `toolpin ${name}`).join(', ')}, not of toolpin ${command})`;
+    const meant = option.startsWith('--') ? closestName(option.slice(2), Object.keys(COMMANDS[command]!.options)) : undefined;
+    return `toolpin ${command}: unknown option ${option}${meant ? `; did you mean --${meant}?` : ''}`;
   }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `toolpin ${command}: takes no arguments: ${message.replace(/^Unexpected argument /, '')}`;
   return `toolpin ${command}: ${message}`;
 }
 
-const TIMEOUTS = (timeout: number | undefined) => (timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: overallTimeoutFor(timeout) } : {});
+const TIMEOUTS = (timeout: number | undefined, startTimeout: number | undefined) => ({
+  ...(timeout !== undefined ? { requestTimeoutMs: timeout, overallTimeoutMs: overallTimeoutFor(timeout) } : {}),
+  ...(startTimeout !== undefined ? { startTimeoutMs: startTimeout } : {}),
+});
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [first, ...afterCommand] = argv;
@@ -271,20 +320,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (first === 'help') {
     const topic = afterCommand[0];
     if (topic !== undefined && !(topic in COMMANDS)) {
-      io.stderr(`toolpin help: unknown command "${topic}"\n\n${USAGE}`);
+      const meant = closestName(topic, Object.keys(COMMANDS));
+      io.stderr(`toolpin help: unknown command "${topic}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
       return 2;
     }
     io.stdout(topic !== undefined ? commandHelp(topic) : USAGE);
     return 0;
   }
   if (first.startsWith('-')) {
-    io.stderr(`toolpin: the command comes first (toolpin <command> ${first} …)\n\n${USAGE}`);
+    io.stderr(`toolpin: the command comes first (toolpin <command> ${first} …)\n${TOP_USAGE}`);
     return 2;
   }
   const command = first;
   const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!spec) {
-    io.stderr(`toolpin: unknown command "${command}"\n\n${USAGE}`);
+    const meant = closestName(command, Object.keys(COMMANDS));
+    io.stderr(`toolpin: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
     return 2;
   }
 
@@ -296,7 +347,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     values = parsed.values;
     rest = parsed.positionals;
   } catch (error) {
-    io.stderr(`${usageMessage(command, error)}\n\n${commandHelp(command)}`);
+    io.stderr(`${usageMessage(command, error)}\n${shortUsage(command)}`);
     return 2;
   }
   if (values.help) {
@@ -319,7 +370,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
       if (!format) return 2;
       if (rest.length !== 1) {
-        io.stderr(`toolpin hash: give exactly one file, or - for standard input\n\n${commandHelp(command)}`);
+        io.stderr(`toolpin hash: give exactly one file, or - for standard input\n${shortUsage(command)}`);
         return 2;
       }
       const profile = text('profile') ?? 'toolpin';
@@ -332,6 +383,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     case 'check': {
       const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+      if (startTimeout === false) return 2;
       const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
       const failOn = text('fail-on') ?? 'drift';
       if (!isOneOf(FAIL_ON_LEVELS, failOn)) {
@@ -348,12 +401,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         offline: flag('offline'),
         structureOnly: flag('structure-only'),
         trust: flag('trust'),
-        ...TIMEOUTS(timeout),
+        ...TIMEOUTS(timeout, startTimeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
       });
     }
     case 'pin': {
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+      if (startTimeout === false) return 2;
       if (timeout === false) return 2;
       return commands().pinCommand(io, {
         paths: rest,
@@ -362,13 +417,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         trust: flag('trust'),
         ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
-        ...TIMEOUTS(timeout),
+        ...TIMEOUTS(timeout, startTimeout),
         ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
       });
     }
     case 'history': {
       const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
       const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+      if (startTimeout === false) return 2;
       const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
       const limit = text('limit') === 'all' ? null : parsePositiveInteger(command, text('limit'), 'limit', io);
       if (!format || timeout === false || concurrency === false || limit === false) return 2;
@@ -382,7 +439,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
         offline: flag('offline'),
         trust: flag('trust'),
-        ...TIMEOUTS(timeout),
+        ...TIMEOUTS(timeout, startTimeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
         ...(text('store') !== undefined ? { store: text('store')! } : {}),
         ...(text('before') !== undefined ? { before: text('before')! } : {}),
@@ -390,14 +447,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     case 'trust':
       if (rest.length > 1) {
-        io.stderr(`toolpin trust: give at most one folder\n\n${commandHelp(command)}`);
+        io.stderr(`toolpin trust: give at most one folder\n${shortUsage(command)}`);
         return 2;
       }
       return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke'), yes: flag('yes') });
     case 'lsp': {
       const ipc = flag('node-ipc');
       if (ipc === flag('stdio')) {
-        io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n\n${commandHelp(command)}`);
+        io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n${shortUsage(command)}`);
         return 2;
       }
       // vscode-languageserver reads --clientProcessId from the command line itself; it is parsed

@@ -203,6 +203,28 @@ export async function registryOfFolder(
 }
 
 /**
+ * The registry the named documents need. Named files (`toolpin check some.connector.json`) whose
+ * servers are all declared in them or in the folder's mcp.json files need no scan of the rest of
+ * the folder (issue 26: reading every connector and module of a large folder took seconds and
+ * hundreds of MB for one file). The folder is scanned when a blueprint step names a server found
+ * nowhere else, or names none (then every named server is a candidate), and whenever a blueprint
+ * file is named (`blueprintNamed`: it is analyzed after the registry is built). When the roots
+ * cover the whole folder, its connectors are among the documents already.
+ */
+async function registryFor(options: WorkspaceCheckOptions<ListingSource>, analyzed: readonly AnalyzedDocument[], blueprintNamed: boolean): Promise<ServerRegistry> {
+  const wholeFolder = options.roots.includes(options.workspaceFolder);
+  const withoutScan = await registryOfFolder(options.workspaceFolder, analyzed, options.files, options.variables, { scanFolder: false });
+  if (wholeFolder || (!blueprintNamed && !needsFolderScan(analyzed, withoutScan))) return withoutScan;
+  return registryOfFolder(options.workspaceFolder, analyzed, options.files, options.variables);
+}
+
+function needsFolderScan(documents: readonly AnalyzedDocument[], registry: ServerRegistry): boolean {
+  return documents.some((document) =>
+    (blueprintOf(document)?.steps ?? []).some((step) => step.mcp?.pin !== undefined && step.mcp.serverComputed === undefined && (step.mcp.server === undefined || registry.get(step.mcp.server.value) === undefined)),
+  );
+}
+
+/**
  * Lists every definition at once through the source, reporting each as it settles. The source
  * settles failures itself (an unavailable listing), so this never rejects for a server.
  */
@@ -332,9 +354,8 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   options.onIssues?.(read.issues);
   const analyzed = new Map<string, CheckedDocument>();
   for (const entry of read.entries) if (declaresServers(entry.kind)) analyzed.set(entry.path, analyzeEntry(entry));
-  // The roots cover the whole workspace folder: its connectors are among the documents already.
-  const wholeFolder = options.roots.includes(options.workspaceFolder);
-  const registry = await registryOfFolder(options.workspaceFolder, [...analyzed.values()], options.files, options.variables, wholeFolder ? { scanFolder: false } : {});
+  // A blueprint among the named files is analyzed later, so its servers may be anywhere: scan.
+  const registry = await registryFor(options, [...analyzed.values()], read.entries.some((entry) => !declaresServers(entry.kind)));
 
   const documents: CheckedDocument[] = [];
   const needs = new ListingsAsNeeded(options, registry, documents);

@@ -29,17 +29,56 @@ const STATE_TEXT: Record<PinVerdict['state'], string> = {
   'cannot-verify': '? cannot verify',
 };
 
-export function registerHover(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, now: () => number): void {
+/**
+ * How hover text is written: markdown for a client that declares it in `hover.contentFormat`,
+ * plain text otherwise (issue 26: Neovim 0.7 and eglot showed the raw markdown tables). Server
+ * text is shown literally in both: in code spans and fences, or as plain lines.
+ */
+interface HoverWriter {
+  readonly kind: MarkupKind;
+  code(text: string): string;
+  strong(text: string): string;
+  block(text: string, language: string): string;
+  /** Rows of Toolpin's own text (hashes, ages): a table in markdown, "label: value" lines otherwise. */
+  rows(rows: ReadonlyArray<readonly [string, string]>): string[];
+  rule(): string;
+}
+
+const MARKDOWN_WRITER: HoverWriter = {
+  kind: MarkupKind.Markdown,
+  code: inlineCode,
+  strong: (text) => `**${text}**`,
+  block: codeBlock,
+  rows: (rows) => ['| | |', '|---|---|', ...rows.map(([label, value]) => `| ${label} | ${value} |`)],
+  rule: () => '---',
+};
+
+const PLAIN_WRITER: HoverWriter = {
+  kind: MarkupKind.PlainText,
+  code: (text) => text.replace(/[\r\n]+/g, ' '),
+  strong: (text) => text,
+  block: (text) => text,
+  rows: (rows) => rows.map(([label, value]) => `${label}: ${value}`),
+  rule: () => '────────',
+};
+
+/** Whether a client's `textDocument.hover.contentFormat` lets markdown through (absent: plain text, as the LSP says). */
+export function hoverFormatOf(contentFormat: readonly string[] | undefined): MarkupKind {
+  return (contentFormat ?? []).includes(MarkupKind.Markdown) ? MarkupKind.Markdown : MarkupKind.PlainText;
+}
+
+export function registerHover(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, now: () => number, format: () => MarkupKind = () => MarkupKind.Markdown): void {
   connection.onHover((params, token) =>
     runSafe<Hover | null>(connection.console, 'hover', token, null, async () => {
       const document = documents.get(params.textDocument.uri);
       if (!document) return null;
-      return computeHover(document, document.offsetAt(params.position), workspace, now());
+      return computeHover(document, document.offsetAt(params.position), workspace, now(), format());
     }),
   );
 }
 
-export async function computeHover(document: TextDocument, offset: number, workspace: LiveWorkspace, now: number): Promise<Hover | null> {
+export async function computeHover(document: TextDocument, offset: number, workspace: LiveWorkspace, now: number, format: MarkupKind = MarkupKind.Markdown): Promise<Hover | null> {
+  const write = format === MarkupKind.Markdown ? MARKDOWN_WRITER : PLAIN_WRITER;
   const file = uriToPath(document.uri);
   workspace.setOpenDocument(file, document.getText());
   const analysis = workspace.analysis(file);
@@ -57,44 +96,45 @@ export async function computeHover(document: TextDocument, offset: number, works
   const lines: string[] = [];
   const kind = target.kind === 'schema' ? 'schema pin' : 'tool pin';
   const state = verdict ? STATE_TEXT[verdict.state] : !target.pin ? (target.pinSpan ? 'malformed pin' : 'not pinned') : undefined;
-  lines.push(`${state ? `**${state}** · ` : ''}${kind} of ${inlineCode(target.tool)}${definition ? ` on ${inlineCode(definition.name)}` : ''}`);
+  lines.push(`${state ? `${write.strong(state)} · ` : ''}${kind} of ${write.code(target.tool)}${definition ? ` on ${write.code(definition.name)}` : ''}`);
   // A drift of the security class is reviewed before anything else is read: the cues and the
   // pinned → live diff come first, right under the title (issue 22 §5).
   const security = target.pin && liveTool && verdict?.state === 'drifted' ? verification.problems.find((found) => found.code === 'TP407' && target.pinSpan && found.span.offset === target.pinSpan.offset) : undefined;
   if (security && isSecurityData(security.data) && liveTool) {
-    lines.push('', `**⚠ Security:** the ${security.data.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:`);
-    for (const cue of security.data.cues) lines.push(`- ${cue.label}: ${inlineCode(cue.evidence)}`);
-    lines.push('', ...(await changeSection(workspace, file, target, liveTool)));
+    lines.push('', `${write.strong('⚠ Security:')} the ${security.data.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:`);
+    for (const cue of security.data.cues) lines.push(`- ${cue.label}: ${write.code(cue.evidence)}`);
+    lines.push('', ...(await changeSection(workspace, file, target, liveTool, write)));
   }
   // Drift is explained by "What changed" below; other states need their reason.
-  if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${inlineCode(verdict.reason)}`);
+  if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${write.code(verdict.reason)}`);
   // What the repository's policy did to this pin's finding (its reason is the repository's text).
   const policy = verdict?.policy;
-  if (policy) lines.push('', `Policy: ${inlineCode(policy.text)}`);
+  if (policy) lines.push('', `Policy: ${write.code(policy.text)}`);
   // Server text never goes into a table cell: a "|" there would split the cell even inside a code
   // span. The table holds only Toolpin's own text (hashes, ages).
-  lines.push('', '| | |', '|---|---|');
+  const rows: Array<[string, string]> = [];
   if (target.pinSpan || verdict) {
-    lines.push(`| pinned | ${verdict ? inlineCode(verdict.pinned) : target.pin ? inlineCode(`${target.pin.algorithm}:${target.pin.hex}`) : '—'} |`);
-    lines.push(`| live | ${verdict?.live ? inlineCode(verdict.live) : '—'} |`);
+    rows.push(['pinned', verdict ? write.code(verdict.pinned) : target.pin ? write.code(`${target.pin.algorithm}:${target.pin.hex}`) : '—']);
+    rows.push(['live', verdict?.live ? write.code(verdict.live) : '—']);
   }
-  lines.push(`| hash | ${target.kind === 'schema' ? 'fnv1a64 of inputSchema' : 'sha256 of name, description, inputSchema'} |`);
-  if (listing?.status === 'listed') lines.push(`| last listed | ${describeAge(now - listing.listedAt)} |`);
-  else if (listing?.status === 'unavailable') lines.push(`| server | cannot list${listing.lastGood ? ` (last listed ${describeAge(now - listing.lastGood.listedAt)})` : ''} |`);
-  else if (listing?.status === 'pending') lines.push('| server | listing… |');
-  if (listing?.status === 'unavailable') lines.push('', `Server: ${inlineCode(listing.message)}`);
+  rows.push(['hash', target.kind === 'schema' ? 'fnv1a64 of inputSchema' : 'sha256 of name, description, inputSchema']);
+  if (listing?.status === 'listed') rows.push(['last listed', describeAge(now - listing.listedAt)]);
+  else if (listing?.status === 'unavailable') rows.push(['server', `cannot list${listing.lastGood ? ` (last listed ${describeAge(now - listing.lastGood.listedAt)})` : ''}`]);
+  else if (listing?.status === 'pending') rows.push(['server', 'listing…']);
+  lines.push('', ...write.rows(rows));
+  if (listing?.status === 'unavailable') lines.push('', `Server: ${write.code(listing.message)}`);
 
   if (target.pin && liveTool && verdict?.state === 'drifted' && !(security && isSecurityData(security.data))) {
-    lines.push('', ...(await changeSection(workspace, file, target, liveTool)));
+    lines.push('', ...(await changeSection(workspace, file, target, liveTool, write)));
   }
   if (liveTool) {
-    lines.push('', '---', '', '**Live tool**');
-    if (liveTool.description !== undefined) lines.push('', codeBlock(liveTool.description, 'text'));
-    if (liveTool.inputSchema !== undefined) lines.push('', codeBlock(prettyCanonicalJson(liveTool.inputSchema), 'json'));
+    lines.push('', write.rule(), '', write.strong('Live tool'));
+    if (liveTool.description !== undefined) lines.push('', write.block(liveTool.description, 'text'));
+    if (liveTool.inputSchema !== undefined) lines.push('', write.block(prettyCanonicalJson(liveTool.inputSchema), 'json'));
   }
   return {
     // A server may echo a credential it was given into a description, a schema or an error.
-    contents: { kind: MarkupKind.Markdown, value: redactKnownSecrets(lines.join('\n')) },
+    contents: { kind: write.kind, value: redactKnownSecrets(lines.join('\n')) },
     range: spanToRange(document, target.on === 'pin' && target.pinSpan ? target.pinSpan : spanOfTarget(target)),
   };
 }
@@ -106,19 +146,19 @@ function spanOfTarget(target: PinTarget): { offset: number; length: number } {
   return target.instance.include?.find((candidate) => candidate.value === target.tool)?.span ?? target.pinSpan ?? target.instance.name!.span;
 }
 
-async function changeSection(workspace: LiveWorkspace, file: string, target: PinTarget, liveTool: ListedTool): Promise<string[]> {
+async function changeSection(workspace: LiveWorkspace, file: string, target: PinTarget, liveTool: ListedTool, write: HoverWriter): Promise<string[]> {
   const pin = target.pin!;
   const stored = await workspace.pinnedContent(file, pin);
   if (stored === undefined) {
-    return ['**What changed:** unknown — the pinned content is not in `.toolpin/store` (pins written by hand or by other tools). Re-pinning with Toolpin records it, so the next change shows a diff.'];
+    return [`${write.strong('What changed:')} unknown — the pinned content is not in ${write.code('.toolpin/store')} (pins written by hand or by other tools). Re-pinning with Toolpin records it, so the next change shows a diff.`];
   }
   const entry = readStoreEntry(pin, stored);
-  if (!entry.ok) return [`**What changed:** unknown — ${inlineCode(entry.reason)}`];
+  if (!entry.ok) return [`${write.strong('What changed:')} unknown — ${write.code(entry.reason)}`];
   const report = entry.pin === 'schema' ? classifySchemaPinChange(entry.inputSchema, liveTool) : classifyToolPinChange(entry.tool, liveTool);
   const liveContent = target.kind === 'schema' ? schemaPinContent(liveTool.inputSchema) : toolPinContent(liveTool);
   const diff = lineDiff(stored, liveContent);
-  const lines = [`**What changed:** ${inlineCode(report.summary)}`];
-  if (report.liveBehaviour) lines.push(`Live tool behaviour (annotations, not pinned): ${inlineCode(report.liveBehaviour)}`);
-  if (diff.unified) lines.push('', codeBlock(diff.unified.trimEnd(), 'diff'));
+  const lines = [`${write.strong('What changed:')} ${write.code(report.summary)}`];
+  if (report.liveBehaviour) lines.push(`Live tool behaviour (annotations, not pinned): ${write.code(report.liveBehaviour)}`);
+  if (diff.unified) lines.push('', write.block(diff.unified.trimEnd(), 'diff'));
   return lines;
 }

@@ -17,7 +17,7 @@ import type { TrustVerdict } from '../core/trust';
 import type { ServerListing, UnavailableReason } from '../core/verify/verify';
 import type { CredentialResolver, Redactor } from './credentials';
 import type { ListingSource } from '../engine/listingSource';
-import { DEFAULT_REQUEST_TIMEOUT_MS, overallTimeoutFor } from '../engine/timeouts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, LIMIT_HINTS, overallTimeoutFor } from '../engine/timeouts';
 import type { McpSession } from './session';
 import { SessionError } from './sessionError';
 
@@ -41,6 +41,8 @@ export interface InventoryOptions {
   /** Keep sessions open after listing, to hear list_changed (the editor); the CLI closes them. */
   readonly keepAlive: boolean;
   readonly requestTimeoutMs?: number;
+  /** A stdio server's start (spawn to its answer to initialize); engine/timeouts.ts by default. */
+  readonly startTimeoutMs?: number;
   /** The bound on one whole listing; by default engine/timeouts.ts `overallTimeoutFor` the request timeout. */
   readonly overallTimeoutMs?: number;
   readonly maxPages?: number;
@@ -212,11 +214,17 @@ export class Inventory implements ListingSource {
     }
     const overallMs = this.options.overallTimeoutMs ?? overallTimeoutFor(this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     let timer: NodeJS.Timeout | undefined;
+    let armOverall = (): void => undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new SessionError('timeout', `listing did not finish within ${overallMs} ms`)), overallMs);
+      armOverall = () => {
+        timer ??= setTimeout(() => reject(new SessionError('timeout', `listing did not finish within ${overallMs} ms; ${LIMIT_HINTS.request}`)), overallMs);
+      };
     });
+    // A stdio server's start has its own, longer bound (the session's start timeout), so the bound
+    // on the whole listing starts once it has started; an HTTP server's connection counts against it.
+    if (definition.transport?.kind !== 'stdio') armOverall();
     try {
-      const listing = await Promise.race([this.openAndList(entry, definition), timeout]);
+      const listing = await Promise.race([this.openAndList(entry, definition, armOverall), timeout]);
       const listedAt = this.now;
       entry.lastGood = { listing, listedAt };
       return { status: 'listed', listing, listedAt };
@@ -232,7 +240,7 @@ export class Inventory implements ListingSource {
     }
   }
 
-  private async openAndList(entry: Entry, definition: ServerDefinition): Promise<Awaited<ReturnType<McpSession['listTools']>>> {
+  private async openAndList(entry: Entry, definition: ServerDefinition, opened: () => void): Promise<Awaited<ReturnType<McpSession['listTools']>>> {
     if (!entry.session) {
       // Declared before open: the server may exit (and onClosed fire) while open is still running.
       let opened: McpSession | undefined;
@@ -240,6 +248,7 @@ export class Inventory implements ListingSource {
         credentials: this.options.credentials,
         redactor: this.options.redactor,
         requestTimeoutMs: this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        ...(this.options.startTimeoutMs !== undefined ? { startTimeoutMs: this.options.startTimeoutMs } : {}),
         maxPages: this.options.maxPages ?? 100,
         clientVersion: this.options.clientVersion,
         log: this.options.log,
@@ -257,6 +266,7 @@ export class Inventory implements ListingSource {
       entry.session = session;
     }
     const session = entry.session;
+    opened();
     entry.listingStarted = true;
     try {
       return await session.listTools(definition);

@@ -18,6 +18,7 @@ import { authHeaders, type CredentialResolver, type Redactor } from './credentia
 import { ProcessTreeStdioTransport, summarizeStderr } from './processTransport';
 import { SessionError } from './sessionError';
 import { AnswerLimit, MAX_ANSWER_BYTES } from './answerLimit';
+import { DEFAULT_START_TIMEOUT_MS, LIMIT_HINTS, STOP_GRACE_MS } from '../engine/timeouts';
 import { scanningResponse } from './wireScan';
 
 /**
@@ -41,8 +42,13 @@ const STDERR_SETTLE_MS = 1000;
 export interface SessionOptions {
   readonly credentials: CredentialResolver;
   readonly redactor: Redactor;
-  /** Timeout of one request (initialize, one page of tools/list). */
+  /** Timeout of one request (initialize over HTTP, one page of tools/list). */
   readonly requestTimeoutMs: number;
+  /**
+   * A stdio server's start: spawn to its answer to `initialize` (engine/timeouts.ts
+   * DEFAULT_START_TIMEOUT_MS when not given). HTTP servers use the request timeout.
+   */
+  readonly startTimeoutMs?: number;
   readonly maxPages: number;
   readonly clientVersion: string;
   /** Lines of server standard error and transport notes, already redacted. */
@@ -112,6 +118,7 @@ export class McpSession {
         args: transport.args,
         env: { ...getDefaultEnvironment(), ...transport.env },
         cwd: definition.cwd,
+        killGraceMs: STOP_GRACE_MS,
         onStderr: (text) => {
           for (const line of text.split(/\r?\n/)) if (line.trim()) options.log(`[${definition.name} stderr] ${options.redactor.redact(line)}`);
         },
@@ -216,16 +223,21 @@ export class McpSession {
     // more tools to clients that declare more (documented in docs/formats.md §5).
     const client = new Client({ name: 'toolpin', version: options.clientVersion }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION });
     const session = new McpSession(client, transport, options, transportName, wireFindings, answerLimit);
+    // A stdio server may be installed by a package manager on its first start (engine/timeouts.ts).
+    const startTimeout = transportName === 'stdio' ? (options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS) : options.requestTimeoutMs;
     client.onerror = (error) => options.log(`[${definition.name}] ${options.redactor.redact(error.message)}`);
     client.onclose = () => {
       if (!session.closing) options.onClosed?.();
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
     try {
-      await client.connect(transport, { timeout: options.requestTimeoutMs });
+      await client.connect(transport, { timeout: startTimeout });
     } catch (error) {
       session.closing = true;
       await transport.close().catch(() => undefined);
+      if (transportName === 'stdio' && error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new SessionError('timeout', `the server did not start (answer initialize) within ${startTimeout} ms; ${LIMIT_HINTS.start}`);
+      }
       // The server answered initialize with a JSON-RPC error: its own message says why, and it
       // must not be read as "the connection closed" (the SDK's local ConnectionClosed shares the
       // code -32000 that servers use for their own errors).
@@ -294,7 +306,7 @@ export class McpSession {
     if (status === 403) return new SessionError('forbidden', 'HTTP 403: the credential is not allowed to list tools');
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       const timeout = isRecord(error.data) ? error.data.timeout : undefined;
-      return new SessionError('timeout', `the server did not answer within ${typeof timeout === 'number' ? `${timeout} ms` : 'the request timeout'}${suffix}`);
+      return new SessionError('timeout', `the server did not answer within ${typeof timeout === 'number' ? `${timeout} ms` : 'the request timeout'}; ${LIMIT_HINTS.request}${suffix}`);
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return new SessionError(definition.transport?.kind === 'stdio' ? 'crashed' : 'unreachable', `the connection closed${suffix}`);
