@@ -21,10 +21,10 @@
  * credentials, arguments) is never read into a row.
  */
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import type * as Pg from 'pg';
 import { type DispatchEvent, type LineProblem, parseEventLine } from '../core/history/history';
 import { copyStreamsModule, STORE_CHANNEL } from './historyStore';
+import { openRegularFile } from '../io/regularFile';
 
 /** How many leading bytes identify a log's content (a replaced log differs there). */
 export const HEAD_BYTES = 4096;
@@ -156,7 +156,7 @@ async function dropSourceRows(client: Pg.Client, source: string): Promise<void> 
 export type IngestInput = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'stream'; readonly stream: AsyncIterable<Buffer | string> };
 
 async function headOf(path: string, length: number): Promise<{ size: number; sha256: string; length: number }> {
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path);
   try {
     const size = (await handle.stat()).size;
     const wanted = Math.min(length, size);
@@ -174,7 +174,7 @@ async function headOf(path: string, length: number): Promise<{ size: number; sha
 }
 
 async function* fileChunks(path: string, from: number): AsyncIterable<Buffer> {
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path);
   try {
     let position = from;
     for (;;) {
