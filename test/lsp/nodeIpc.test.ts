@@ -124,7 +124,7 @@ describe('toolpin lsp usage errors', () => {
   test('toolpin lsp --help names both transports', () => {
     const result = spawnSync(process.execPath, [cli, 'lsp', '--help'], { encoding: 'utf8' });
     assert.equal(result.status, 0);
-    assert.match(result.stdout, /Usage: toolpin lsp --stdio \| --node-ipc/);
+    assert.match(result.stdout, /Usage: toolpin lsp --stdio\|--node-ipc/);
     assert.match(result.stdout, /--clientProcessId PID/);
   });
 });

@@ -124,7 +124,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'missing, but something could not be verified, no blueprint or connector file was found, or a usage error.',
   },
   history: {
-    usage: 'history [logs…] [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json] [--workspace DIR] [--offline] [--store URL] [--trust] [--timeout MS] [--start-timeout MS] [--concurrency N]',
+    usage: 'history [logs…] [--tool NAME] [--hash H] [--stale] [--limit N|all] [--format text|json] [--workspace DIR] [--offline] [--store URL] [--before DATE] [--trust] [--timeout MS] [--start-timeout MS] [--concurrency N]',
     summary:
       'which executions called which MCP tool at which schema hash (from *.events.jsonl logs; files, folders or globs; default: the workspace), and whether each hash is pinned, live or stale',
     options: {
