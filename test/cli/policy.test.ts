@@ -86,6 +86,18 @@ describe('toolpin check with a policy', () => {
     assert.match(plain.stdout, /DRIFTED .*add_numbers.*ignored by \.toolpin\/policy\.jsonc until 2999-01-31: upstream fix pending/);
   });
 
+  test('SARIF reports an ignored finding at its own level, with the ignore as an accepted suppression', () => {
+    const folder = workspace('{ "ignore": [ { "server": "notes_tools", "tool": "add_numbers", "codes": ["TP400"], "reason": "upstream fix pending", "expires": "2999-01-31" } ] }');
+    const result = spawnSync(process.execPath, [cli, 'check', '--workspace', folder, '--format', 'sarif'], { cwd: folder, encoding: 'utf8', timeout: 60_000, env: { ...process.env, TOOLPIN_TRUST: '1' } });
+    assert.equal(result.status, 0, result.stderr);
+    const log = JSON.parse(result.stdout) as { runs: Array<{ results: Array<{ ruleId: string; level: string; suppressions?: Array<{ kind: string; status: string; justification: string }> }> }> };
+    const drift = log.runs[0]!.results.find((found) => found.ruleId === 'TP400')!;
+    assert.equal(drift.level, 'error');
+    assert.deepEqual(drift.suppressions, [{ kind: 'external', status: 'accepted', justification: 'upstream fix pending (ignored by .toolpin/policy.jsonc until 2999-01-31)' }]);
+    const others = log.runs[0]!.results.filter((found) => found.ruleId !== 'TP400');
+    assert.ok(others.every((found) => found.suppressions === undefined));
+  });
+
   test('an expired ignore fails the run with TP412 beside the drift', () => {
     const { status, report } = check(workspace('{ "ignore": [ { "tool": "add_numbers", "codes": ["TP400"], "reason": "upstream fix pending", "expires": "2020-01-31" } ] }'));
     assert.equal(status, 1);

@@ -227,10 +227,14 @@ export function toSarif(report: CheckReport, toolVersion: string, inputs: readon
     const fixes = repinFixes(inputs[fileIndex], file.path);
     return file.problems.map((found) => {
       const fix = fixes.get(`${found.code}:${found.range.start.line}:${found.range.start.character}`);
+      // A finding a policy ignores keeps its own level and carries the ignore as a SARIF
+      // suppression (accepted, with the reason and the expiry), so code scanning shows it as
+      // dismissed by the repository rather than as a plain note (issue 22 §5).
+      const ignored = found.policy?.kind === 'ignored' ? found.policy : undefined;
       return {
       ruleId: found.code,
       ruleIndex: ruleIndex.get(found.code),
-      level: SARIF_LEVEL[found.severity],
+      level: SARIF_LEVEL[ignored ? ignored.defaultSeverity : found.severity],
       message: { text: found.message },
       locations: [
         {
@@ -241,6 +245,7 @@ export function toSarif(report: CheckReport, toolVersion: string, inputs: readon
         },
       ],
       ...(fix ? { fixes: [fix] } : {}),
+      ...(ignored ? { suppressions: [{ kind: 'external', status: 'accepted', justification: `${ignored.reason} (ignored by .toolpin/policy.jsonc until ${ignored.until})` }] } : {}),
       };
     });
   });
