@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import type * as Pg from 'pg';
-import { type DispatchEvent, type LineProblem, parseEventLine } from '../core/history/history';
+import { type DispatchEvent, type LineProblem, parseEventLine, TORN_LINE_MESSAGE } from '../core/history/history';
 import { copyStreamsModule, STORE_CHANNEL } from './historyStore';
 import { openRegularFile } from '../io/regularFile';
 
@@ -32,7 +32,6 @@ export const HEAD_BYTES = 4096;
 const MAX_PROBLEMS = 100;
 const CHUNK_BYTES = 1 << 20;
 const COPY_BATCH_CHARS = 1 << 20;
-export const TORN_MESSAGE = 'the last line has no line end (torn or still being written); it is read once completed';
 
 export interface SourceCounters {
   lines: number;
@@ -265,7 +264,7 @@ export async function ingestSource(client: Pg.Client, source: string, input: Ing
     await copied;
 
     const remainder = splitter.remainder;
-    const torn: LineProblem | undefined = remainder ? { line: remainder.line, offset: remainder.offset, reason: 'torn', message: TORN_MESSAGE } : undefined;
+    const torn: LineProblem | undefined = remainder ? { line: remainder.line, offset: remainder.offset, reason: 'torn', message: TORN_LINE_MESSAGE } : undefined;
     // The keys first (a handful of rows, in one order, so that concurrent ingests never wait on
     // each other in a cycle), then the rows with their key's id, and the keys' counts.
     await client.query(

@@ -7,6 +7,9 @@ import { ByteTable } from './byteTable';
 import { parseCanonicalTimeBytes, SCAN_DISPATCH, SCAN_OTHER, ScannedEvent, scanEventBytes } from './eventBytes';
 import { checkLine, Execution, forEachLine, LinePosition, LineProblem, LineScratch, MAX_INTERNED, schemaHashProblem } from './events';
 
+/** What a log's last line without a line end is reported as; the team store reports the same (store/storeIngest.ts). */
+export const TORN_LINE_MESSAGE = 'the last line has no line end (torn or still being written); it is read once completed';
+
 // Read once: in the one-to-one CommonJS transpile the tests and benchmarks load (out/), every use
 // of an imported binding is a call of a getter, which the byte path would make several times per line.
 const scanLine = scanEventBytes;
@@ -409,7 +412,7 @@ export class HistoryModel {
    */
   setTorn(log: string, torn: LinePosition | undefined): void {
     const fold = this.fold(log);
-    fold.torn = torn ? { line: torn.line, offset: torn.offset, reason: 'torn', message: 'the last line has no line end (torn or still being written); it is read once completed' } : undefined;
+    fold.torn = torn ? { line: torn.line, offset: torn.offset, reason: 'torn', message: TORN_LINE_MESSAGE } : undefined;
     fold.counters.torn = torn ? 1 : 0;
   }
 
