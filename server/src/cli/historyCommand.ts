@@ -42,6 +42,7 @@ import {
   type HistoryKey,
   HistoryModel,
   type HistoryReport,
+  type HistoryView,
   historyExitStatus,
   historyReport,
   type LiveServer,
@@ -181,9 +182,11 @@ async function historyReportCommand(io: CliIo, args: HistoryArgs, store: StoreAn
   if (files.length === 0 && args.logs.length === 0 && !store) {
     io.stderr(`toolpin history: no event logs (**/*.events.jsonl) under ${display(io.cwd, workspaceFolder)}\n`);
   }
-  const model = store ? store.model.asHistoryModel() : new HistoryModel({ recentLimit: RECENT_LIMIT });
+  // The store answers from SQL; the file model is read from the logs (an empty one with a store).
+  const fileModel = new HistoryModel({ recentLimit: RECENT_LIMIT });
+  const model: HistoryView = store ? store.model : fileModel;
   const logIds = new Map(files.map((file) => [file, store ? file : display(io.cwd, file)]));
-  const logs = new LogSet(model, async () => (store ? [] : files), (file) => logIds.get(file) ?? file);
+  const logs = new LogSet(fileModel, async () => (store ? [] : files), (file) => logIds.get(file) ?? file);
   const read = await logs.update();
   for (const failed of read.unreadable) {
     io.stderr(`toolpin history: cannot read ${display(io.cwd, failed.file)}: ${failed.reason}\n`);

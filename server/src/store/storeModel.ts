@@ -14,16 +14,8 @@
  * a runtime writes it).
  */
 import type * as Pg from 'pg';
-import type { Execution, HistoryKey, HistoryModel, KeySummary, LineProblem, LogStats } from '../core/history/history';
+import type { Execution, HistoryKey, HistoryView, KeySummary, LineProblem, LogStats } from '../core/history/history';
 
-/** What the report and the history command read of a model: the file model's methods of the same names. */
-export interface HistoryModelView {
-  readonly recentLimit: number;
-  keys(): KeySummary[];
-  summary(key: HistoryKey): KeySummary | undefined;
-  logs(): string[];
-  logStats(log: string): LogStats;
-}
 
 function keyId(server: string, tool: string, schemaHash: string): string {
   return `${server}\u0000${tool}\u0000${schemaHash}`;
@@ -61,7 +53,7 @@ interface StoredKey {
 }
 
 /** The store's answer, loaded by {@link loadStoreModel}: a snapshot, read-only. */
-export class StoreModel implements HistoryModelView {
+export class StoreModel implements HistoryView {
   private constructor(
     readonly recentLimit: number,
     private readonly stored: ReadonlyMap<string, StoredKey>,
@@ -161,11 +153,6 @@ export class StoreModel implements HistoryModelView {
 
   logStats(log: string): LogStats {
     return this.sources.get(log) ?? { log, lines: 0, blank: 0, dispatched: 0, skipped: 0, malformed: 0, torn: 0, problems: [] };
-  }
-
-  /** The file model's type, for the report functions that take one (they read only this view). */
-  asHistoryModel(): HistoryModel {
-    return this as unknown as HistoryModel;
   }
 }
 

@@ -3,13 +3,25 @@
  * stable JSON shape (version {@link HISTORY_REPORT_VERSION}) and the exit status. See ./history.ts.
  */
 import type { Execution, LineProblem } from './events';
-import { HistoryKey, HistoryModel, KeySummary, LogCounters, SeenAt, sortNewestFirst } from './model';
+import { HistoryKey, HistoryModel, KeySummary, LogCounters, LogStats, SeenAt, sortNewestFirst } from './model';
 import { hashStatus, HashStatus, LiveSchemas, LiveTool, liveToolOf, pinsFor, SchemaPinRef } from './live';
 
 export const HISTORY_REPORT_VERSION = 1;
 
 // ---------------------------------------------------------------------------------------------
 // Queries and the report (stable JSON shape, version 1)
+
+/**
+ * What the report reads of a model: the file model (model.ts) has these methods, and the team
+ * store's model (store/storeModel.ts) answers the same from SQL, so one report serves both.
+ */
+export interface HistoryView {
+  readonly recentLimit: number;
+  keys(): KeySummary[];
+  summary(key: HistoryKey): KeySummary | undefined;
+  logs(): string[];
+  logStats(log: string): LogStats;
+}
 
 export interface HistoryQuery {
   /** Only this tool (exact name). */
@@ -155,7 +167,7 @@ export interface SelectedKey {
 }
 
 /** The keys a query selects, in report order (server, tool, then newest last execution first). */
-export function selectHistory(model: HistoryModel, query: HistoryQuery, inputs: Pick<HistoryInputs, 'pins' | 'live'>): SelectedKey[] {
+export function selectHistory(model: HistoryView, query: HistoryQuery, inputs: Pick<HistoryInputs, 'pins' | 'live'>): SelectedKey[] {
   const hash = query.hash !== undefined ? normalizeHashQuery(query.hash) : undefined;
   const selected: SelectedKey[] = [];
   for (const summary of model.keys()) {
@@ -182,7 +194,7 @@ function seenAt(execution: { at: string; seq: number }): SeenAt {
 }
 
 /** Builds the report for a query. Pure; see {@link HistoryReport} for the shape. */
-export function historyReport(model: HistoryModel, query: HistoryQuery, inputs: HistoryInputs): HistoryReport {
+export function historyReport(model: HistoryView, query: HistoryQuery, inputs: HistoryInputs): HistoryReport {
   const limit = query.limit === undefined ? model.recentLimit : query.limit;
   const selected = selectHistory(model, query, inputs);
   const servers: HistoryServerReport[] = [];
