@@ -65,22 +65,7 @@ export function registerDiagnostics(
     for (const listener of listeners) listener(uri);
   };
 
-  /**
-   * An open policy file (`.toolpin/policy.jsonc`) gets its own problems (TP413: a bad severity, an
-   * unknown code, an expiry that is not a day), from the text being edited. Which policy applies
-   * to the findings is the saved file's (the watcher reports saves).
-   */
-  const publishPolicy = (uri: string): void => {
-    const open = documents.get(uri);
-    if (!open) {
-      if (shown.delete(uri)) notifySafely(() => connection.sendDiagnostics({ uri, diagnostics: [] }));
-      return;
-    }
-    const diagnostics = parsePolicy(open.getText(), Date.now()).problems.map((found) => redactKnownSecretsDeep(problemToDiagnostic(open, found)));
-    if (diagnostics.length > 0) shown.add(uri);
-    else shown.delete(uri);
-    notifySafely(() => connection.sendDiagnostics({ uri, version: open.version, diagnostics }));
-  };
+  const publishPolicy = (uri: string): void => publishPolicyProblems(connection, documents, shown, uri);
 
   const publish = async (uri: string): Promise<void> => {
     pending.delete(uri);
@@ -151,6 +136,23 @@ export function registerDiagnostics(
       for (const file of paths) schedule(pathToUri(file), 0);
     },
   };
+}
+
+/**
+ * An open policy file (`.toolpin/policy.jsonc`) gets its own problems (TP413: a bad severity, an
+ * unknown code, an expiry that is not a day), from the text being edited. Which policy applies
+ * to the findings is the saved file's (the watcher reports saves).
+ */
+function publishPolicyProblems(connection: Connection, documents: TextDocuments<TextDocument>, shown: Set<string>, uri: string): void {
+  const open = documents.get(uri);
+  if (!open) {
+    if (shown.delete(uri)) notifySafely(() => connection.sendDiagnostics({ uri, diagnostics: [] }));
+    return;
+  }
+  const diagnostics = parsePolicy(open.getText(), Date.now()).problems.map((found) => redactKnownSecretsDeep(problemToDiagnostic(open, found)));
+  if (diagnostics.length > 0) shown.add(uri);
+  else shown.delete(uri);
+  notifySafely(() => connection.sendDiagnostics({ uri, version: open.version, diagnostics }));
 }
 
 /**
