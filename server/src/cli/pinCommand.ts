@@ -25,7 +25,9 @@
  */
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
-import { analyzeDocument, connectorOf, isCompiledStack } from '../core/documents/documents';
+import { analyzeDocument, connectorOf, isBuildOutput } from '../core/documents/documents';
+import { pinKind } from '../core/documents/kinds/registry';
+import { definedIn } from '../core/verify/registry';
 import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/documents/fixes';
 import { LineIndex } from '../core/json/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins/pins';
@@ -242,9 +244,9 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
  * named when the workspace has one (its own drift is re-pinned there when it is checked too).
  */
 function refuseBuildOutput(io: CliIo, verified: VerifiedWorkspace, repins: readonly Repin[]): Repin[] {
-  const refused = repins.filter((repin) => isCompiledStack(repin.document.path));
+  const refused = repins.filter((repin) => isBuildOutput(repin.document.path));
   for (const repin of refused) {
-    const source = verified.registry.definitions.find((definition) => definition.name === repin.server && definition.origin.kind === 'connector' && definition.origin.file !== undefined && !isCompiledStack(definition.origin.file));
+    const source = verified.registry.definitions.find((definition) => definition.name === repin.server && definition.origin.file !== undefined && definedIn(definition, definition.origin.file) && !isBuildOutput(definition.origin.file));
     const there = source?.origin.file ? `re-pin it in ${displayPath(io.cwd, source.origin.file)}, which defines connector "${repin.server}", then run os compile` : `no module of this workspace defines connector "${repin.server}": write the pin where the stack is authored (defineConnector, or defineStack's connectors), then run os compile`;
     io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: ${repin.document.display} is a build output of os compile; ${there}\n`);
   }
@@ -350,7 +352,7 @@ async function writeDocument(
       for (const removal of list.removals) {
         const instanceIndex = (connectorOf(target)?.instances ?? []).findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
         // Source files too: the cut reads only the commas, whitespace and comments between entries.
-        const fresh = target.kind === 'blueprint' ? undefined : connectorOf(analyzeDocument(target.kind, text, target.path));
+        const fresh = pinKind(target.kind).servers === 'none' ? undefined : connectorOf(analyzeDocument(target.kind, text, target.path));
         const instance = fresh?.instances[instanceIndex];
         const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
         if (edits.length === 0) {

@@ -31,7 +31,8 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/documents/connector';
-import { blueprintOf, connectorOf, documentKindOf } from '../core/documents/documents';
+import { blueprintOf, connectorOf } from '../core/documents/documents';
+import { pinKindOfFile } from '../core/documents/kinds/registry';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -241,7 +242,7 @@ function quickFixesFor(
     edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
   // A TypeScript or JavaScript source gets the same fixes; new literals follow its own quotes and
   // key style (core/documents/fixes.ts).
-  const editOptions = { source: documentKindOf(uriToPath(document.uri)) === 'source' };
+  const editOptions = { source: pinKindOfFile(uriToPath(document.uri))?.pinEdits === 'source' };
   switch (diagnostic.code) {
     case 'TP400': {
       if (!isDriftData(data)) return [];
