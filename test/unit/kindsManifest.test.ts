@@ -11,9 +11,13 @@ import { describe, test } from 'node:test';
 import { DOCUMENT_SELECTOR } from '../../client/src/documentSelector';
 import { clientSelectors, documentKinds } from '../../server/src/core/documents/kinds/registry';
 import { isRecord } from '../../server/src/core/json/values';
+import { renderKindsTable } from '../support/kindsTable';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const manifest: unknown = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+const TABLE_START = '<!-- kinds table: generated from server/src/core/documents/kinds/registry.ts; test/unit/kindsManifest.test.ts -->';
+const TABLE_END = '<!-- end of the kinds table -->';
 
 function field(value: unknown, key: string): unknown {
   return isRecord(value) ? value[key] : undefined;
@@ -46,6 +50,14 @@ describe('the VS Code manifest and client follow the kinds table', () => {
   test('package.json validates with the JSON Schemas of the kinds, and only those', () => {
     const declared = documentKinds().flatMap((kind) => (kind.jsonValidation ? [{ fileMatch: [...kind.jsonValidation.fileMatch], url: kind.jsonValidation.url }] : []));
     assert.deepEqual(field(field(manifest, 'contributes'), 'jsonValidation'), declared);
+  });
+
+  test('docs/document-kinds.md holds the table the registry renders', () => {
+    const page = readFileSync(path.join(root, 'docs', 'document-kinds.md'), 'utf8');
+    const start = page.indexOf(TABLE_START);
+    const end = page.indexOf(TABLE_END);
+    assert.ok(start >= 0 && end > start, 'the page has the table markers');
+    assert.equal(page.slice(start + TABLE_START.length, end).trim(), renderKindsTable(), 'regenerate: node -e "console.log(require(\'./out/test/support/kindsTable.js\').renderKindsTable())"');
   });
 
   test('every kind recognises its own examples and no other kind claims them first', () => {

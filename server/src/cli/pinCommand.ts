@@ -25,6 +25,7 @@
  */
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
+import { entryPath, PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import { analyzeDocument, connectorOf, isBuildOutput } from '../core/documents/documents';
 import { pinKind } from '../core/documents/kinds/registry';
 import { definedIn } from '../core/verify/registry';
@@ -107,7 +108,7 @@ function contentLines(repin: Repin, stored: string | undefined): string {
     if (schemaDiff.unified) out.push(indent(neutralize(schemaDiff.unified), '    '));
     return out.length > 0 ? `${out.join('\n')}\n` : '';
   }
-  const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : ''} in .toolpin/store`.replace('  ', ' ');
+  const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : ''} in ${PIN_STORE_FOLDER}`.replace('  ', ' ');
   out.push(`  what changed is unknown: the pinned content is unknown (${why}); review the live content in full:`);
   if (repin.kind === 'tool') {
     out.push(live.description === undefined ? '    live description: (none)' : `    live description:\n${indent(neutralize(live.description), '      | ')}`);
@@ -169,7 +170,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
       for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
     }
     const pinned = parseAnyPin(repin.pinned);
-    const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+    const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, ...entryPath(pinned.algorithm, pinned.hex).split('/'))) : undefined;
     io.stdout(contentLines(repin, stored));
     io.stdout('\n');
   }
@@ -224,7 +225,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   ]
     .filter(Boolean)
     .join(' and ');
-  io.stdout(`Wrote ${done} in ${outcome.files} file(s)${outcome.repinned > 0 ? ` and ${outcome.refused > 0 ? `${outcome.repinned - outcome.refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`);
+  io.stdout(`Wrote ${done} in ${outcome.files} file(s)${outcome.repinned > 0 ? ` and ${outcome.refused > 0 ? `${outcome.repinned - outcome.refused} of ` : ''}their entries in ${PIN_STORE_FOLDER}` : ''}.\n`);
   for (const repin of heldBack) {
     io.stdout(
       `${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: its drift carries cues of tool poisoning (TP407); review it above, then re-pin it alone: toolpin pin --yes --tool ${JSON.stringify(repin.tool)}\n`,

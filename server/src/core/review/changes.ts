@@ -38,6 +38,7 @@ import { structuredPatch } from 'diff';
 import { canonicalJson } from '../pins/canonicalJson';
 import { fnv1a64Hex } from '../pins/fnv1a64';
 import type { ParsedPin } from '../pins/pins';
+import { entryName } from '../pins/storeLayout';
 import { isArray, isRecord, isStringArray } from '../json/values';
 import { sha256Hex } from '../pins/sha256';
 
@@ -158,7 +159,7 @@ export interface ClassifyOptions {
 
 /** The file name of a pin's store entry: `fnv1a64-<hex>.json` or `sha256-<hex>.json`. */
 export function storeEntryName(pin: ParsedPin): string {
-  return `${pin.algorithm}-${pin.hex}.json`;
+  return entryName(pin.algorithm, pin.hex);
 }
 
 export type StoreEntry =

@@ -110,8 +110,8 @@ export interface PinKind extends KindBase {
    * (TypeScript modules): false when the file is certainly not a document of the kind.
    */
   mayBeDocument?(bytes: FileBytes, names: SourceNames): boolean;
-  /** How a re-pin is written: `json` literals and keys, or a `source` file's own quote and key style. */
-  readonly pinEdits: 'json' | 'source';
+  /** How a re-pin is written: `json` literals and keys, or a source file's own quote and key style (`source-style`). */
+  readonly pinEdits: 'json' | 'source-style';
   /** Whether `toolpin pin` writes re-pins into the kind (`build-output`: never; the pin belongs in its source). */
   readonly repins: 'write' | 'build-output';
 }

@@ -36,6 +36,6 @@ export const sourceKind: PinKind = {
   // The bytes first: most modules are not documents, and searching their UTF-8 spares decoding
   // them; decoded only when they name a pin module and function, for the sharper test.
   mayBeDocument: (bytes, names) => mayHoldPins(bytes, names) && importsPinFunction(bytes.toString('utf8'), names),
-  pinEdits: 'source',
+  pinEdits: 'source-style',
   repins: 'write',
 };
