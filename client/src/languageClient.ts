@@ -7,27 +7,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type ClientCapabilities, LanguageClient, type LanguageClientOptions, type ServerOptions, type StaticFeature, TransportKind } from 'vscode-languageclient/node';
 import { DidChangeTrustNotification, GetCredentialRequest } from '../../server/src/protocol';
+import { DOCUMENT_SELECTOR } from './documentSelector';
 
 /** The client id doubles as the settings prefix, so `toolpin.trace.server` traces this client. */
 export const CLIENT_ID = 'toolpin';
-
-/**
- * Toolpin's two JSON kinds, and TypeScript and JavaScript modules for the pins written in code
- * (`defineConnector`, `mcpInvoke$`; docs/formats.md "Source files"). The server reads a module
- * only when its text names a pin module, so ordinary modules cost a substring search.
- */
-export const DOCUMENT_SELECTOR = [
-  { language: 'toolpin-blueprint' },
-  { language: 'toolpin-connector' },
-  { scheme: 'file', language: 'typescript' },
-  { scheme: 'file', language: 'typescriptreact' },
-  { scheme: 'file', language: 'javascript' },
-  { scheme: 'file', language: 'javascriptreact' },
-  // ObjectStack's compiled stack stays a JSON document (VS Code's JSON support keeps working on it).
-  { scheme: 'file', language: 'json', pattern: '**/objectstack.json' },
-  // The repository's policy: its own mistakes (TP413) are shown where it is edited.
-  { scheme: 'file', pattern: '**/.toolpin/policy.jsonc' },
-];
 
 /** The secret-storage key of a credential named by a connector's `credentialRef`. */
 export function credentialKey(name: string): string {

@@ -28,6 +28,7 @@ import { PROBLEM_CODES } from './core/problems';
 import type { ListingSource } from './engine/listingSource';
 import { LiveWorkspace } from './engine/liveWorkspace';
 import { sourceNamesFrom } from './core/documents/source/sourceNames';
+import { kindOfFile, watchedFileGlobs } from './core/documents/kinds/registry';
 import { FIX_ALL_KIND, registerCodeActions } from './features/codeActions';
 import { registerCodeLens } from './features/codeLens';
 import { registerCompletion } from './features/completion';
@@ -59,8 +60,6 @@ export const SERVER_CAPABILITIES: ServerCapabilities = {
   workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
 };
 
-/** The files whose changes on disk the server hears of (when the client can watch files). */
-const WATCHED_FILES = ['**/*.{blueprint,connector}.{json,jsonc}', '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}', '**/{mcp.json,.mcp.json}', '**/*.jsonl', '**/.toolpin/policy.jsonc'];
 
 /** What the server learned of the client in `initialize`; all false until then. */
 export interface ClientAbilities {
@@ -241,7 +240,7 @@ async function onInitialized(connection: Connection, context: ServerContext, fea
       // A client that offered the capability may still refuse the registration; the scan must
       // run all the same, or every document would wait for it forever.
       const watched = await connection.client
-        .register(DidChangeWatchedFilesNotification.type, { watchers: WATCHED_FILES.map((globPattern) => ({ globPattern })) })
+        .register(DidChangeWatchedFilesNotification.type, { watchers: watchedFileGlobs().map((globPattern) => ({ globPattern })) })
         .then(() => true)
         .catch((error: unknown) => {
           connection.console.warn(`toolpin: the client refused to watch files (${String(error)}); changes on disk are seen when files are opened`);
@@ -264,7 +263,7 @@ async function onInitialized(connection: Connection, context: ServerContext, fea
 async function onWatchedFiles(context: ServerContext, history: HistoryFeature, params: DidChangeWatchedFilesParams): Promise<void> {
   await Promise.all(
     params.changes.map((change) =>
-      change.uri.endsWith('.jsonl')
+      kindOfFile(change.uri)?.role === 'events'
         ? history.update({ rediscover: change.type !== FileChangeType.Changed, file: uriToPath(change.uri) })
         : context.workspace.fileChanged(uriToPath(change.uri), change.type === FileChangeType.Deleted),
     ),

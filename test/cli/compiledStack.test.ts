@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { analyzeDocument, documentKindOf } from '../../server/src/core/documents/documents';
+import { analyzeDocument, connectorOf, documentKindOf } from '../../server/src/core/documents/documents';
 import { findFiles } from '../../server/src/io/fileFinder';
 import { parseCheckReport } from '../support/checkReport';
 
@@ -56,17 +56,16 @@ function compiledStack(pins: Record<string, string>, transportKind = 'stdio'): s
 }
 
 describe('the compiled stack, read', () => {
-  test('objectstack.json is a connector document; the stack and the defaults are not unknown keys', () => {
-    assert.equal(documentKindOf('/w/dist/objectstack.json'), 'connector');
-    const analysis = analyzeDocument('connector', compiledStack({ echo_upper: ECHO_TOOL }), '/w/dist/objectstack.json');
+  test('objectstack.json is a compiled stack, read as connector instances; the stack and the defaults are not unknown keys', () => {
+    assert.equal(documentKindOf('/w/dist/objectstack.json'), 'compiledStack');
+    const analysis = analyzeDocument('compiledStack', compiledStack({ echo_upper: ECHO_TOOL }), '/w/dist/objectstack.json');
     assert.deepStrictEqual(analysis.problems.map((found) => `${found.code} ${found.message}`), []);
-    assert.equal(analysis.kind, 'connector');
-    if (analysis.kind !== 'connector') return;
-    assert.deepStrictEqual(analysis.model.instances.map((instance) => instance.name?.value), ['rest_api', 'demo']);
+    assert.equal(analysis.kind, 'compiledStack');
+    assert.deepStrictEqual(connectorOf(analysis)?.instances.map((instance) => instance.name?.value), ['rest_api', 'demo']);
   });
 
   test('providerConfig is still checked as in an authored file', () => {
-    const analysis = analyzeDocument('connector', compiledStack({ echo_upper: ECHO_TOOL }, 'carrier-pigeon'), '/w/dist/objectstack.json');
+    const analysis = analyzeDocument('compiledStack', compiledStack({ echo_upper: ECHO_TOOL }, 'carrier-pigeon'), '/w/dist/objectstack.json');
     assert.deepStrictEqual(analysis.problems.map((found) => found.code), ['TP301']);
   });
 
@@ -76,9 +75,9 @@ describe('the compiled stack, read', () => {
   });
 
   test('a compiled stack without connectors has none, and is not read as one instance', () => {
-    const analysis = analyzeDocument('connector', '{ "manifest": { "id": "x" }, "objects": [] }', '/w/dist/objectstack.json');
+    const analysis = analyzeDocument('compiledStack', '{ "manifest": { "id": "x" }, "objects": [] }', '/w/dist/objectstack.json');
     assert.deepStrictEqual(analysis.problems, []);
-    assert.equal(analysis.kind === 'connector' ? analysis.model.instances.length : -1, 0);
+    assert.equal(connectorOf(analysis)?.instances.length, 0);
   });
 });
 

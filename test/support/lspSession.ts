@@ -29,6 +29,7 @@ import {
   PublishDiagnosticsNotification,
   type PublishDiagnosticsParams,
   type Range,
+  type RegistrationParams,
   RegistrationRequest,
   type TextDocumentContentChangeEvent,
   UnregistrationRequest,
@@ -71,6 +72,8 @@ export interface ClientOptions {
    * that refuses them; test/lsp/firstOpen.test.ts relies on that).
    */
   acceptRegistrations?: boolean;
+  /** Called with every accepted registration request's parameters (with `acceptRegistrations`). */
+  onRegistration?: (params: RegistrationParams) => void;
 }
 
 /**
@@ -82,7 +85,9 @@ export interface ClientOptions {
 export async function initializeClient(connection: ProtocolConnection, options: ClientOptions, processId: number | null): Promise<InitializeResult> {
   connection.onRequest('workspace/configuration', () => [options.settings ?? {}]);
   if (options.acceptRegistrations) {
-    connection.onRequest(RegistrationRequest.type, () => undefined);
+    connection.onRequest(RegistrationRequest.type, (params) => {
+      options.onRegistration?.(params);
+    });
     connection.onRequest(UnregistrationRequest.type, () => undefined);
   }
   const result = await connection.sendRequest(InitializeRequest.type, {

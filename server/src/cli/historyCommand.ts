@@ -36,7 +36,7 @@ import { stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BlueprintModel } from '../core/documents/blueprint';
-import { blueprintOf } from '../core/documents/documents';
+import { blueprintFileOf, blueprintOf } from '../core/documents/documents';
 import {
   type Execution,
   type HistoryKey,
@@ -203,7 +203,7 @@ async function historyReportCommand(io: CliIo, args: HistoryArgs, store: StoreAn
   }
   const blueprints: Array<{ model: BlueprintModel; file: string }> = documents.flatMap((document) => {
     const blueprint = blueprintOf(document);
-    return blueprint && (document.kind === 'blueprint' || blueprint.steps.length > 0) ? [{ model: blueprint, file: display(io.cwd, document.path) }] : [];
+    return blueprint && (blueprintFileOf(document) !== undefined || blueprint.steps.length > 0) ? [{ model: blueprint, file: display(io.cwd, document.path) }] : [];
   });
   const pins = schemaPinsOf(blueprints);
 

@@ -25,7 +25,10 @@
  */
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
-import { analyzeDocument, connectorOf, isCompiledStack } from '../core/documents/documents';
+import { entryPath, PIN_STORE_FOLDER } from '../core/pins/storeLayout';
+import { analyzeDocument, connectorOf, isBuildOutput } from '../core/documents/documents';
+import { pinKind } from '../core/documents/kinds/registry';
+import { definedIn } from '../core/verify/registry';
 import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/documents/fixes';
 import { LineIndex } from '../core/json/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins/pins';
@@ -105,7 +108,7 @@ function contentLines(repin: Repin, stored: string | undefined): string {
     if (schemaDiff.unified) out.push(indent(neutralize(schemaDiff.unified), '    '));
     return out.length > 0 ? `${out.join('\n')}\n` : '';
   }
-  const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : ''} in .toolpin/store`.replace('  ', ' ');
+  const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : ''} in ${PIN_STORE_FOLDER}`.replace('  ', ' ');
   out.push(`  what changed is unknown: the pinned content is unknown (${why}); review the live content in full:`);
   if (repin.kind === 'tool') {
     out.push(live.description === undefined ? '    live description: (none)' : `    live description:\n${indent(neutralize(live.description), '      | ')}`);
@@ -205,7 +208,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   ]
     .filter(Boolean)
     .join(' and ');
-  io.stdout(`Wrote ${done} in ${outcome.files} file(s)${outcome.repinned > 0 ? ` and ${outcome.refused > 0 ? `${outcome.repinned - outcome.refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`);
+  io.stdout(`Wrote ${done} in ${outcome.files} file(s)${outcome.repinned > 0 ? ` and ${outcome.refused > 0 ? `${outcome.repinned - outcome.refused} of ` : ''}their entries in ${PIN_STORE_FOLDER}` : ''}.\n`);
   for (const repin of heldBack) {
     io.stdout(
       `${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: its drift carries cues of tool poisoning (TP407); review it above, then re-pin it alone: toolpin pin --yes --tool ${JSON.stringify(repin.tool)}\n`,
@@ -233,7 +236,7 @@ async function showRepin(io: CliIo, workspaceFolder: string, repin: Repin): Prom
     for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
   }
   const pinned = parseAnyPin(repin.pinned);
-  const stored = pinned ? await readIfPresent(io, path.join(workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+  const stored = pinned ? await readIfPresent(io, path.join(workspaceFolder, ...entryPath(pinned.algorithm, pinned.hex).split('/'))) : undefined;
   io.stdout(contentLines(repin, stored));
   io.stdout('\n');
 }
@@ -245,9 +248,9 @@ async function showRepin(io: CliIo, workspaceFolder: string, repin: Repin): Prom
  * named when the workspace has one (its own drift is re-pinned there when it is checked too).
  */
 function refuseBuildOutput(io: CliIo, verified: VerifiedWorkspace, repins: readonly Repin[]): Repin[] {
-  const refused = repins.filter((repin) => isCompiledStack(repin.document.path));
+  const refused = repins.filter((repin) => isBuildOutput(repin.document.path));
   for (const repin of refused) {
-    const source = verified.registry.definitions.find((definition) => definition.name === repin.server && definition.origin.kind === 'connector' && definition.origin.file !== undefined && !isCompiledStack(definition.origin.file));
+    const source = verified.registry.definitions.find((definition) => definition.name === repin.server && definition.origin.file !== undefined && definedIn(definition, definition.origin.file) && !isBuildOutput(definition.origin.file));
     const there = source?.origin.file ? `re-pin it in ${displayPath(io.cwd, source.origin.file)}, which defines connector "${repin.server}", then run os compile` : `no module of this workspace defines connector "${repin.server}": write the pin where the stack is authored (defineConnector, or defineStack's connectors), then run os compile`;
     io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: ${repin.document.display} is a build output of os compile; ${there}\n`);
   }
@@ -353,7 +356,7 @@ async function writeDocument(
       for (const removal of list.removals) {
         const instanceIndex = (connectorOf(target)?.instances ?? []).findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
         // Source files too: the cut reads only the commas, whitespace and comments between entries.
-        const fresh = target.kind === 'blueprint' ? undefined : connectorOf(analyzeDocument(target.kind, text, target.path));
+        const fresh = pinKind(target.kind).servers === 'none' ? undefined : connectorOf(analyzeDocument(target.kind, text, target.path));
         const instance = fresh?.instances[instanceIndex];
         const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
         if (edits.length === 0) {

@@ -12,7 +12,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ConnectorModel } from '../core/documents/connector';
-import { analyzeDocument, connectorOf, documentKindOf } from '../core/documents/documents';
+import { analyzeDocument, connectorOf } from '../core/documents/documents';
+import { pinKindOfFile } from '../core/documents/kinds/registry';
 import type { ServerRegistry } from '../core/verify/registry';
 import { serverAction, type ServerAction } from '../core/trust';
 import { commandFileDigests } from '../io/commandFiles';
@@ -30,10 +31,10 @@ export async function folderRegistry(io: CliIo, folder: string, env: Env): Promi
   const { files } = await findDocuments([folder]);
   const connectors: Array<{ path: string; model: ConnectorModel }> = [];
   for (const file of files) {
-    const kind = documentKindOf(file);
-    if (kind !== 'connector' && kind !== 'source') continue;
+    const kind = pinKindOfFile(file);
+    if (!kind || kind.servers === 'none') continue;
     try {
-      const model = connectorOf(analyzeDocument(kind, await io.readFile(file), file));
+      const model = connectorOf(analyzeDocument(kind.id, await io.readFile(file), file));
       if (model && model.instances.length > 0) connectors.push({ path: file, model });
     } catch {
       // An unreadable connector declares nothing that could run.

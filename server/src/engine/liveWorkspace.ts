@@ -20,9 +20,10 @@
  *   `onDidChange` or the publications it causes.
  */
 import * as path from 'node:path';
-import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, documentKindOf, reanalyzeDocument } from '../core/documents/documents';
+import { analyzeDocument, blueprintOf, connectorOf, definesServers, type DocumentAnalysis, documentKindOf, holdsAnything, reanalyzeDocument } from '../core/documents/documents';
+import { kindOfFile } from '../core/documents/kinds/registry';
 import { BUILT_IN_SOURCE_NAMES, type SourceNames, sourceNamesKey } from '../core/documents/source/sourceNames';
-import { type ServerDefinition, ServerRegistry } from '../core/verify/registry';
+import { definedIn, type ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { ServerListing, VerificationResult } from '../core/verify/verify';
 import type { ParsedPin } from '../core/pins/pins';
 import type { ListingSource } from './listingSource';
@@ -237,7 +238,7 @@ export class LiveWorkspace {
     const analysis = analyzeDocument(kind, text, file, this.namesOf(file));
     // A module without pins is not kept unless an editor holds it: a watcher reports every
     // TypeScript file a build writes, and none of them is a document.
-    if (analysis.kind === 'source' && !holdsAnything(analysis)) {
+    if (!holdsAnything(analysis)) {
       this.documents.delete(file);
       return;
     }
@@ -280,14 +281,13 @@ export class LiveWorkspace {
 
   /** A file changed on disk (file watcher): re-read it unless an editor holds it. */
   async fileChanged(file: string, deleted: boolean): Promise<void> {
-    const base = path.basename(file);
     if (isPolicyFile(file)) {
       // The policy changes the presentation of every finding of its folder.
       this.policies.invalidate(path.dirname(path.dirname(file)));
       this.fire(this.paths());
       return;
     }
-    if (base === 'mcp.json' || base === '.mcp.json') {
+    if (kindOfFile(file)?.role === 'servers') {
       this.invalidateRegistry(this.folderOf(file));
       this.fire(this.paths());
       return;
@@ -512,7 +512,7 @@ export class LiveWorkspace {
     const inventory = this.options.inventory();
     let definition: ServerDefinition | undefined;
     if (kind === 'tool') {
-      definition = registry.definitions.find((candidate) => candidate.origin.kind === 'connector' && candidate.origin.file === file && candidate.name === server);
+      definition = registry.definitions.find((candidate) => definedIn(candidate, file) && candidate.name === server);
     } else if (server) {
       definition = registry.get(server);
     } else {
@@ -557,20 +557,4 @@ export class LiveWorkspace {
     await this.options.inventory().clear();
     await this.options.inventory().refresh();
   }
-}
-
-/**
- * True when an analysis defines servers for its folder's registry: every connector file, and a
- * source file with `defineConnector` calls. A source file without them (most TypeScript files)
- * never makes the registry be built again.
- */
-function definesServers(analysis: DocumentAnalysis | undefined): boolean {
-  if (!analysis) return false;
-  return analysis.kind === 'connector' || (connectorOf(analysis)?.instances.length ?? 0) > 0;
-}
-
-/** True when a source file's analysis has a step, a connector instance or a problem to show. */
-function holdsAnything(analysis: DocumentAnalysis): boolean {
-  if (analysis.kind !== 'source') return true;
-  return analysis.model.blueprint.steps.length > 0 || analysis.model.connector.instances.length > 0 || analysis.problems.length > 0;
 }

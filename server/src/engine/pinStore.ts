@@ -5,8 +5,7 @@
  */
 import * as path from 'node:path';
 import { blueprintOf, connectorOf, type DocumentAnalysis } from '../core/documents/documents';
-import { storePathOf } from '../core/documents/fixes';
-import { fullDefinitionPath, fullDefinitionPinPart, legacyFullDefinitionPath, pinPartsOfEntryName } from '../core/verify/fullDefinition';
+import { entryPath, fullDefinitionPath, fullDefinitionPinPart, isFullDefinitionEntryName, legacyFullDefinitionPath, PIN_STORE_SEGMENTS, pinPartsOfEntryName } from '../core/pins/storeLayout';
 import type { ParsedPin } from '../core/pins/pins';
 
 /** Every well-formed pin of a document. */
@@ -34,11 +33,8 @@ export function pinnedToolsOf(analysis: Pick<DocumentAnalysis, 'kind' | 'model'>
 
 /** Where a folder's store keeps its entries. */
 function storeFolderOf(folder: string): string {
-  return path.join(folder, '.toolpin', 'store');
+  return path.join(folder, ...PIN_STORE_SEGMENTS);
 }
-
-/** The prefix of full-definition entry names (core/verify/fullDefinition.ts `fullDefinitionPath`). */
-const FULL_ENTRY_PREFIX = 'full-';
 
 export class PinStoreReader {
   private readonly found = new Map<string, string>();
@@ -54,7 +50,7 @@ export class PinStoreReader {
   ) {}
 
   private static key(folder: string, pin: ParsedPin): string {
-    return path.join(folder, storePathOf(pin.algorithm, pin.hex));
+    return path.join(folder, ...entryPath(pin.algorithm, pin.hex).split('/'));
   }
 
   /** Loads the entries of `pins` under `folder` and returns a synchronous lookup for verification. */
@@ -115,7 +111,7 @@ export class PinStoreReader {
     let names: string[] | undefined;
     if (this.listFolder) {
       names = (await this.listFolder(storeFolderOf(folder))) ?? [];
-      if (!names.some((name) => name.startsWith(FULL_ENTRY_PREFIX))) return none;
+      if (!names.some(isFullDefinitionEntryName)) return none;
     }
     const pins = pinnedTools();
     if (pins.length === 0) return none;

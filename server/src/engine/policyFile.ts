@@ -5,6 +5,7 @@
  * cached per folder until `invalidate` (the language server's file watcher) says otherwise.
  */
 import * as path from 'node:path';
+import { kindOfFile } from '../core/documents/kinds/registry';
 import { EMPTY_POLICY, parsePolicy, POLICY_FILE, type PolicyAnalysis } from '../core/verify/policy';
 
 export interface PolicyFile extends PolicyAnalysis {
@@ -19,9 +20,9 @@ export function policyPathOf(folder: string): string {
   return path.join(folder, ...POLICY_FILE.split('/'));
 }
 
-/** True when `file` is a policy file (`…/.toolpin/policy.jsonc`). */
+/** True when `file` is a policy file (`…/.toolpin/policy.jsonc`; core/documents/kinds/policy.ts). */
 export function isPolicyFile(file: string): boolean {
-  return path.basename(file) === 'policy.jsonc' && path.basename(path.dirname(file)) === '.toolpin';
+  return kindOfFile(file)?.role === 'policy';
 }
 
 export class PolicyReader {

@@ -5,9 +5,9 @@
  * verdicts and problems with the policy applied. Both callers assemble these inputs here, so the
  * editor and the CLI cannot drift apart in how they verify.
  */
-import { blueprintOf, connectorOf, type DocumentModel } from '../core/documents/documents';
+import { blueprintOf, computedPinsOf, connectorOf, type DocumentModel, unreadPinsOf } from '../core/documents/documents';
 import { applyPolicyToVerification, type Policy } from '../core/verify/policy';
-import type { ServerDefinition, ServerRegistry } from '../core/verify/registry';
+import { definedIn, type ServerDefinition, type ServerRegistry } from '../core/verify/registry';
 import { type ServerListing, type VerificationContext, verifyBlueprint, verifyConnector, type VerificationResult } from '../core/verify/verify';
 import type { UnreadPin } from '../core/documents/source/sourceReader';
 import type { ComputedPin } from '../core/documents/source/analyzeSource';
@@ -27,8 +27,8 @@ export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegis
   const results = [
     ...(blueprint ? [verifyBlueprint(blueprint, context)] : []),
     ...(connector ? [verifyConnector(document.path, connector, registry.definitions, context)] : []),
-    ...(document.model.kind === 'source' && document.model.unreadPins.length > 0 ? [unreadPinsResult(document.model.unreadPins)] : []),
-    ...(document.model.kind === 'source' && document.model.computedPins.length > 0 ? [computedPinsResult(document.model.computedPins)] : []),
+    ...(unreadPinsOf(document).length > 0 ? [unreadPinsResult(unreadPinsOf(document))] : []),
+    ...(computedPinsOf(document).length > 0 ? [computedPinsResult(computedPinsOf(document))] : []),
   ];
   if (results.length === 1) return results[0]!;
   return {
@@ -66,7 +66,7 @@ export function definitionsNeeded(documents: readonly AnalyzedDocument[], regist
     }
     if (connectorOf(document)) {
       for (const definition of registry.definitions) {
-        if (definition.origin.kind === 'connector' && definition.origin.file === document.path) needed.add(definition);
+        if (definedIn(definition, document.path)) needed.add(definition);
       }
     }
   }

@@ -16,7 +16,8 @@
  *   the check; its listings stay readable afterwards;
  * - offline, no definition is needed and every pin is "cannot verify (offline)".
  */
-import { analyzeDocument, blueprintOf, connectorOf, type DocumentKind, documentKindOf } from '../core/documents/documents';
+import { analyzeDocument, blueprintFileOf, blueprintOf, connectorOf, type DocumentKind, documentKindOf, holdsNoPinSite } from '../core/documents/documents';
+import { pinKind } from '../core/documents/kinds/registry';
 import { withVerificationTreeOnly } from '../core/documents/blueprint';
 import type { ConnectorModel } from '../core/documents/connector';
 import type { ParsedPin } from '../core/pins/pins';
@@ -166,12 +167,13 @@ function analyzeEntry(entry: ReadEntry): CheckedDocument {
  */
 function analyzeForCheck(entry: ReadEntry): CheckedDocument {
   const document = analyzeEntry(entry);
-  return document.model.kind === 'blueprint' ? { ...document, model: withVerificationTreeOnly(document.model) } : document;
+  const blueprint = blueprintFileOf(document);
+  return blueprint ? { ...document, model: withVerificationTreeOnly(blueprint) } : document;
 }
 
-/** True for the kinds of document that may declare servers (connector files and modules). */
+/** True for the kinds of document that may declare servers (connector files, compiled stacks and modules). */
 function declaresServers(kind: DocumentKind): boolean {
-  return kind === 'connector' || kind === 'source';
+  return pinKind(kind).servers !== 'none';
 }
 
 /**
@@ -194,7 +196,7 @@ export async function registryOfFolder(
   const { files: workspaceFiles } = options.scanFolder === false ? { files: [] } : await findDocuments([workspaceFolder]);
   for (const file of workspaceFiles) {
     const kind = documentKindOf(file);
-    if (given.has(file) || (kind !== 'connector' && kind !== 'source')) continue;
+    if (given.has(file) || kind === undefined || !declaresServers(kind)) continue;
     const text = await files.readIfPresent(file);
     const model = text === undefined ? undefined : connectorOf(analyzeDocument(kind, text, file));
     if (model) connectors.push({ path: file, model });
@@ -331,10 +333,7 @@ class ListingsAsNeeded<Source extends ListingSource> {
 function nothingToCheck(roots: readonly string[], documents: readonly CheckedDocument[]): CheckIssue[] {
   const named = new Set(roots);
   return documents.flatMap((document): CheckIssue[] => {
-    const model = document.model;
-    if (model.kind !== 'source' || !named.has(document.path)) return [];
-    const empty = model.blueprint.steps.length === 0 && model.connector.instances.length === 0 && model.unreadPins.length === 0 && model.computedPins.length === 0;
-    return empty ? [{ kind: 'nothing-to-check', path: document.path }] : [];
+    return named.has(document.path) && holdsNoPinSite(document) ? [{ kind: 'nothing-to-check', path: document.path }] : [];
   });
 }
 

@@ -1,10 +1,12 @@
 /**
  * Builds the server registry of a workspace folder from its files: the connector documents Toolpin
- * analyzed, `.vscode/mcp.json`, `.mcp.json` and the user-level servers. File reading is injected so
- * the language server can prefer open editor buffers over the disk.
+ * analyzed, the server lists of the folder (`.vscode/mcp.json`, `.mcp.json`: core/documents/kinds/)
+ * and the user-level servers. File reading is injected so the language server can prefer open
+ * editor buffers over the disk.
  */
 import * as path from 'node:path';
 import type { ConnectorModel } from '../core/documents/connector';
+import { serverListKinds } from '../core/documents/kinds/registry';
 import { connectorServers, readMcpJsonServers, ServerRegistry, type ServerDefinition, type VariableContext } from '../core/verify/registry';
 
 export interface RegistryInputs {
@@ -27,12 +29,11 @@ export async function buildWorkspaceRegistry(inputs: RegistryInputs): Promise<Se
   // A folder that is not a local path (the folder of a git: or vscode-vfs: document) has no
   // mcp.json files to read: a relative "path" would be read from the process's current folder.
   if (!path.isAbsolute(inputs.workspaceFolder)) return new ServerRegistry(definitions);
-  const vscodeMcp = path.join(inputs.workspaceFolder, '.vscode', 'mcp.json');
-  const vscodeText = await inputs.readFile(vscodeMcp);
-  if (vscodeText !== undefined) definitions.push(...readMcpJsonServers(vscodeText, 'servers', { kind: 'vscode-mcp-json', file: vscodeMcp }, context));
-  const dotMcp = path.join(inputs.workspaceFolder, '.mcp.json');
-  const dotMcpText = await inputs.readFile(dotMcp);
-  if (dotMcpText !== undefined) definitions.push(...readMcpJsonServers(dotMcpText, 'mcpServers', { kind: 'mcp-json', file: dotMcp }, context));
+  for (const list of serverListKinds()) {
+    const file = path.join(inputs.workspaceFolder, ...list.location);
+    const text = await inputs.readFile(file);
+    if (text !== undefined) definitions.push(...readMcpJsonServers(text, list.serversKey, { kind: list.origin, file }, context));
+  }
   if (inputs.userServers && typeof inputs.userServers === 'object') {
     definitions.push(...readMcpJsonServers(JSON.stringify({ servers: inputs.userServers }), 'servers', { kind: 'user-setting' }, context));
   }

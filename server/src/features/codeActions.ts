@@ -31,7 +31,8 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ConnectorModel } from '../core/documents/connector';
-import { blueprintOf, connectorOf, documentKindOf } from '../core/documents/documents';
+import { blueprintOf, connectorOf } from '../core/documents/documents';
+import { pinKindOfFile } from '../core/documents/kinds/registry';
 import {
   addIncludeEntryEdits,
   lowercasePinEdit,
@@ -45,6 +46,7 @@ import {
 } from '../core/documents/fixes';
 import { type DriftData, isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/verify/payloads';
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins/pins';
+import { PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { containsKnownSecret } from '../mcp/credentials';
@@ -241,7 +243,7 @@ function quickFixesFor(
     edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
   // A TypeScript or JavaScript source gets the same fixes; new literals follow its own quotes and
   // key style (core/documents/fixes.ts).
-  const editOptions = { source: documentKindOf(uriToPath(document.uri)) === 'source' };
+  const editOptions = { source: pinKindOfFile(uriToPath(document.uri))?.pinEdits === 'source-style' };
   switch (diagnostic.code) {
     case 'TP400':
       return isDriftData(data) ? driftFixes(document, diagnostic, data, folder, options, reviewActions, securityOffsets.has(start)) : [];
@@ -266,7 +268,7 @@ function quickFixesFor(
       if (!options.canCreateFiles || !isOutsideThePinData(data) || containsKnownSecret(data.entry.content) || !readFullDefinition(data.entry.content, data.tool)) return [];
       return [
         {
-          title: `Accept the new definition of "${data.tool}" (record it in .toolpin/store)`,
+          title: `Accept the new definition of "${data.tool}" (record it in ${PIN_STORE_FOLDER})`,
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
           edit: buildWorkspaceEdit(document, [], [{ folder, relativePath: data.entry.relativePath, content: data.entry.content }], options),

@@ -11,7 +11,7 @@
  */
 import { type CodeLens, CodeLensRefreshRequest, type Connection, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { connectorOf } from '../core/documents/documents';
+import { blueprintFileOf, connectorOf, sourceOf } from '../core/documents/documents';
 import { readsPins } from '../core/documents/connector';
 import type { Span } from '../core/problems';
 import { describeAge, type PinVerdict } from '../core/verify/verify';
@@ -72,12 +72,14 @@ export async function computeCodeLenses(document: TextDocument, workspace: LiveW
   const verification = await workspace.verification(file);
   const groups: Array<{ anchor: Span; verdicts: PinVerdict[]; servers: string[] }> = [];
   const serversOf = (verdicts: readonly PinVerdict[]): string[] => [...new Set(verdicts.flatMap((verdict) => (verdict.server ? [verdict.server] : [])))];
-  if (analysis.kind === 'blueprint') {
-    if (!analysis.model.name) return [];
-    groups.push({ anchor: analysis.model.name.span, verdicts: verification.verdicts, servers: serversOf(verification.verdicts) });
-  } else if (analysis.kind === 'source') {
+  const blueprintFile = blueprintFileOf(analysis);
+  const source = sourceOf(analysis);
+  if (blueprintFile) {
+    if (!blueprintFile.name) return [];
+    groups.push({ anchor: blueprintFile.name.span, verdicts: verification.verdicts, servers: serversOf(verification.verdicts) });
+  } else if (source) {
     // A source file has no blueprint name to stand on: each pinned mcpInvoke$ call gets its lens.
-    for (const step of analysis.model.blueprint.steps) {
+    for (const step of source.blueprint.steps) {
       const pin = step.mcp?.expectedSchemaHash;
       if (!pin || !step.effect) continue;
       const verdicts = verification.verdicts.filter((verdict) => verdict.span.offset === pin.span.offset);

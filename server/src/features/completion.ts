@@ -24,7 +24,7 @@ import type { ListedTool } from '../core/verify/listing';
 import { schemaPin, toolPin } from '../core/pins/pins';
 import { stringLiteral } from '../core/documents/fixes';
 import { sourceSlotAt } from '../core/documents/locate';
-import type { DocumentAnalysis } from '../core/documents/documents';
+import { blueprintFileOf, connectorOf, type DocumentAnalysis, sourceOf } from '../core/documents/documents';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { runSafe } from '../util/runSafe';
 import { uriToPath } from '../util/uris';
@@ -216,7 +216,7 @@ export async function computeCompletion(
   const text = document.getText();
   const analysis = workspace.setOpenDocument(file, text) ?? workspace.analysis(file);
   if (!analysis || nestsTooDeep(text)) return [];
-  if (analysis.kind === 'source') return computeSourceCompletion(document, text, offset, analysis, workspace);
+  if (sourceOf(analysis)) return computeSourceCompletion(document, text, offset, analysis, workspace);
   const context = contextAt(text, offset);
   if (!context) return [];
   const { path, atKey, slot } = context;
@@ -227,11 +227,12 @@ export async function computeCompletion(
       .filter((entry) => !name || entry.definition.name === name)
       .flatMap((entry) => (entry.listing?.status === 'listed' ? [{ server: entry.definition.name, tools: entry.listing.listing.tools }] : []));
 
-  if (analysis.kind === 'blueprint') {
+  const blueprintFile = blueprintFileOf(analysis);
+  if (blueprintFile) {
     if (atKey) return [];
     const stepIndex = path[0] === 'steps' && typeof path[1] === 'number' ? path[1] : undefined;
     if (stepIndex === undefined || path[2] !== 'input' || path.length !== 4) return [];
-    const step = analysis.model.steps.find((candidate) => candidate.index === stepIndex);
+    const step = blueprintFile.steps.find((candidate) => candidate.index === stepIndex);
     const server = step?.mcp?.server?.value;
     if (last === 'toolName') return listed(server).flatMap((entry) => entry.tools.map((tool) => toolItem(document, slot, options, tool, entry.server)));
     if (last === 'server') {
@@ -258,9 +259,9 @@ export async function computeCompletion(
   }
 
   // Connectors: find the instance whose providerConfig the cursor is in.
-  const model = analysis.model;
+  const model = connectorOf(analysis);
   const configAt = path.indexOf('providerConfig');
-  if (configAt < 0) return [];
+  if (!model || configAt < 0) return [];
   const instance = model.instances.find((candidate) => offset >= candidate.node.offset && offset <= candidate.node.offset + candidate.node.length);
   const name = instance?.name?.value;
   if (!name) return [];

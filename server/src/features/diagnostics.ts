@@ -15,7 +15,7 @@
  */
 import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { documentKindOf } from '../core/documents/documents';
+import { documentKindOf, editMayChangeServers } from '../core/documents/documents';
 import { parsePolicy } from '../core/verify/policy';
 import { isPolicyFile } from '../engine/policyFile';
 import { capProblems } from '../core/problems';
@@ -204,7 +204,7 @@ function listenToDocuments(documents: TextDocuments<TextDocument>, workspace: Li
     // A source file counts as a connector when it defined connector instances at its last check.
     const edited = uriToPath(event.document.uri);
     const previous = workspace.analysis(edited);
-    if (documentKindOf(edited) === 'connector' || (previous?.kind === 'source' && previous.model.connector.instances.length > 0)) {
+    if (editMayChangeServers(edited, previous)) {
       handlers.connectorEdited(event.document.uri);
     }
     handlers.schedule(event.document.uri, settings.current().validate.debounceMs);

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import type { Connection } from 'vscode-languageserver';
 import type { BlueprintModel } from '../core/documents/blueprint';
 import { blueprintOf } from '../core/documents/documents';
+import { kindOfFile } from '../core/documents/kinds/registry';
 import {
   type Execution,
   HistoryModel,
@@ -115,7 +116,7 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
   const pollIfUnwatched = async (): Promise<void> => {
     if (timer || disposed) return;
     const globs = (await Promise.all(folders.map(async (folder) => (await settings.forFolder(folder)).history.logGlobs))).flat();
-    if (filesWatched && globs.every((glob) => glob.endsWith('.jsonl'))) return;
+    if (filesWatched && globs.every((glob) => kindOfFile(glob)?.role === 'events')) return;
     timer = runtime.setTimeout(function poll() {
       polls++;
       void update({ rediscover: polls % REDISCOVER_EVERY === 0 }).finally(() => {
@@ -210,7 +211,7 @@ function blueprints(workspace: LiveWorkspace): Array<{ model: BlueprintModel; fi
 async function liveSchemas(workspace: LiveWorkspace, model: HistoryModel, folders: readonly string[]): Promise<Map<string, LiveServer>> {
   const live = new Map<string, LiveServer>();
   const names = new Set(model.keys().map((key) => key.server));
-  const anyFile = workspace.paths()[0] ?? path.join(folders[0] ?? '.', 'workspace.blueprint.json');
+  const anyFile = workspace.paths()[0] ?? path.join(folders[0] ?? '.', 'any-file');
   for (const { definition, listing } of await workspace.servers(anyFile)) {
     if (!names.has(definition.name)) continue;
     if (listing?.status === 'listed') live.set(definition.name, liveServerFromListing(listing.listing));

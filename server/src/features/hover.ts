@@ -12,6 +12,7 @@ import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonic
 import { type PinTarget, pinTargetAt } from '../core/documents/locate';
 import type { ListedTool } from '../core/verify/listing';
 import { schemaPinContent, toolPinContent } from '../core/pins/pins';
+import { PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import { isSecurityData } from '../core/verify/payloads';
 import { describeAge, type PinVerdict } from '../core/verify/verify';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -150,7 +151,7 @@ async function changeSection(workspace: LiveWorkspace, file: string, target: Pin
   const pin = target.pin!;
   const stored = await workspace.pinnedContent(file, pin);
   if (stored === undefined) {
-    return [`${write.strong('What changed:')} unknown — the pinned content is not in ${write.code('.toolpin/store')} (pins written by hand or by other tools). Re-pinning with Toolpin records it, so the next change shows a diff.`];
+    return [`${write.strong('What changed:')} unknown — the pinned content is not in ${write.code(PIN_STORE_FOLDER)} (pins written by hand or by other tools). Re-pinning with Toolpin records it, so the next change shows a diff.`];
   }
   const entry = readStoreEntry(pin, stored);
   if (!entry.ok) return [`${write.strong('What changed:')} unknown — ${write.code(entry.reason)}`];

@@ -23,9 +23,8 @@ import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { Minimatch } from 'minimatch';
-import { documentKindOf } from '../core/documents/documents';
+import { pinKindOfFile, pinKinds } from '../core/documents/kinds/registry';
 import { errorCode } from '../core/json/values';
-import { importsPinFunction, mayHoldPins } from '../core/documents/source/sourceReader';
 import { defaultSourceNames, type SourceNames } from '../core/documents/source/sourceNames';
 import { isNotARegularFile, readRegularFile, readRegularText } from './regularFile';
 
@@ -49,17 +48,18 @@ export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The one build output Toolpin reads: ObjectStack's compiled stack, `dist/objectstack.json`. The
- * ObjectStack runtime loads this file, not the TypeScript it came from, so its pins are checked
- * too; it is looked for directly (one `stat`), without entering `dist`, and even where
- * `.gitignore` excludes `dist` (as it usually does: the file is built, not committed).
+ * The build outputs Toolpin reads (a kind's `buildOutput`: ObjectStack's compiled stack,
+ * `dist/objectstack.json`): the runtime loads such a file, not the sources it came from, so its
+ * pins are checked too. It is looked for directly (one `stat`), without entering its folder, and
+ * even where `.gitignore` excludes the folder (as it usually does: the file is built, not committed).
  */
-const COMPILED_STACK_FOLDER = 'dist';
-const COMPILED_STACK_FILE = 'objectstack.json';
+function buildOutputsIn(folderName: string): string[] {
+  return pinKinds().flatMap((kind) => (kind.buildOutput?.folder === folderName ? [kind.buildOutput.file] : []));
+}
 
-async function findCompiledStack(folder: string, relative: string, options: FindFilesOptions, found: string[]): Promise<void> {
-  const file = path.join(folder, COMPILED_STACK_FILE);
-  if (!options.match(relative, COMPILED_STACK_FILE)) return;
+async function findBuildOutput(folder: string, name: string, relative: string, options: FindFilesOptions, found: string[]): Promise<void> {
+  const file = path.join(folder, name);
+  if (!options.match(relative, name)) return;
   const target = await stat(file).catch(() => undefined);
   if (!target?.isFile()) return;
   if (options.accept && !(await options.accept(file))) return;
@@ -151,7 +151,7 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
       const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
       const child = path.join(folder, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name === COMPILED_STACK_FOLDER) await findCompiledStack(child, `${childRelative}/${COMPILED_STACK_FILE}`, options, found);
+        for (const name of buildOutputsIn(entry.name)) await findBuildOutput(child, name, `${childRelative}/${name}`, options, found);
         if (SKIPPED_FOLDERS.has(entry.name) || isIgnored(scopes, childRelative, true)) continue;
         queue.push({ folder: child, relative: childRelative, scopes });
         continue;
@@ -180,15 +180,16 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
   return found.sort();
 }
 
-/** Document matching by name, for {@link FindFilesOptions.match}: blueprint, connector and source files. */
+/** Document matching by name, for {@link FindFilesOptions.match}: the files of every kind with pin sites (core/documents/kinds/). */
 export function isDocumentName(_relative: string, name: string): boolean {
-  return documentKindOf(name) !== undefined;
+  return pinKindOfFile(name) !== undefined;
 }
 
 /**
- * Document matching by content, for {@link FindFilesOptions.accept}: blueprint and connector files
- * always; a TypeScript or JavaScript module only when its text names one of the pin modules
- * (core/documents/source), so a tree of ordinary modules adds nothing to a check or a workspace scan.
+ * Document matching by content, for {@link FindFilesOptions.accept}: the files of a kind without a
+ * content test (blueprint and connector files) always; those of a kind with one (`mayBeDocument`:
+ * a TypeScript or JavaScript module names one of the pin modules, core/documents/source) only when
+ * it passes, so a tree of ordinary modules adds nothing to a check or a workspace scan.
  */
 export function acceptDocument(file: string): Promise<boolean> {
   return acceptDocumentWith(defaultSourceNames())(file);
@@ -197,13 +198,12 @@ export function acceptDocument(file: string): Promise<boolean> {
 /** {@link acceptDocument} for the modules `names` gives (a folder's `toolpin.sources.*` settings). */
 export function acceptDocumentWith(names: SourceNames): (file: string) => Promise<boolean> {
   return async (file) => {
-    if (documentKindOf(file) !== 'source') return true;
+    const test = pinKindOfFile(file)?.mayBeDocument;
+    if (!test) return true;
     try {
       // The bytes, not a decoded string: most modules are not documents, and searching the bytes
       // for the names' UTF-8 spares decoding them and the garbage of their text.
-      const bytes = await readRegularFile(file);
-      // Decoded only when the bytes name a pin module and function: the sharper test needs text.
-      return mayHoldPins(bytes, names) && importsPinFunction(bytes.toString('utf8'), names);
+      return test(await readRegularFile(file), names);
     } catch {
       // An unreadable module is reported by whoever reads it, not hidden here.
       return true;

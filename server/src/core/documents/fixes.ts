@@ -11,7 +11,7 @@
  */
 import { createScanner, type EditResult, getNodePath, type JSONPath, modify, SyntaxKind } from 'jsonc-parser';
 import type { ConnectorInstanceModel } from './connector';
-import { fullDefinitionPath } from '../verify/fullDefinition';
+import { entryPath, fullDefinitionPath, PIN_STORE_FOLDER } from '../pins/storeLayout';
 import { getProperty, type JsonNode } from '../json/jsonDocument';
 import { isParsedPin, parsePin, type PinAlgorithm } from '../pins/pins';
 import type { Span } from '../problems';
@@ -362,8 +362,8 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[]): string
   return result;
 }
 
-/** The folder of the pin store, relative to a workspace folder. */
-export const PIN_STORE_FOLDER = '.toolpin/store';
+/** The folder of the pin store, relative to a workspace folder (core/pins/storeLayout.ts). */
+export { PIN_STORE_FOLDER };
 
 /** A pin-store entry: where it goes (relative to the workspace folder) and its exact content. */
 export interface StoreEntry {
@@ -374,7 +374,7 @@ export interface StoreEntry {
 
 /** The store entry of a pin whose hashed content is `canonicalContent`. */
 export function storeEntry(algorithm: PinAlgorithm, hex: string, canonicalContent: string): StoreEntry {
-  return { relativePath: `${PIN_STORE_FOLDER}/${algorithm}-${hex}.json`, content: canonicalContent };
+  return { relativePath: entryPath(algorithm, hex), content: canonicalContent };
 }
 
 /**
@@ -395,5 +395,5 @@ export function storeEntries(
 
 /** The store-relative path where the pinned content of a pin may be found. */
 export function storePathOf(algorithm: PinAlgorithm, hex: string): string {
-  return `${PIN_STORE_FOLDER}/${algorithm}-${hex}.json`;
+  return entryPath(algorithm, hex);
 }

@@ -10,6 +10,7 @@
  * this file's own words. Control and bidirectional characters are shown as `\u{…}` escapes.
  */
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../review/changes';
+import { PIN_STORE_FOLDER } from '../pins/storeLayout';
 import { isDriftData, isSecurityData, type DriftData, type SecurityData } from '../verify/payloads';
 import { isParsedPin, type ParsedPin, parsePin } from '../pins/pins';
 import type { CheckReport, ReportFileInput } from './report';
@@ -81,7 +82,7 @@ function contentOf(drift: DriftData, options: MarkdownOptions): string[] {
     if (schemaDiff.unified) out.push('Input schema:', codeBlock(capLines(schemaDiff.unified), 'diff'));
     return out;
   }
-  const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : 'for the pin'} in .toolpin/store`;
+  const why = entry && !entry.ok ? entry.reason : `no entry ${pinned ? storeEntryName(pinned) : 'for the pin'} in ${PIN_STORE_FOLDER}`;
   out.push(`The pinned content is unknown (${inlineCode(why)}); review the live content in full:`);
   if (drift.kind === 'tool') out.push('Live description:', codeBlock(capLines(liveDescription), 'text'));
   out.push('Live input schema:', codeBlock(capLines(pretty(live.inputSchema)), 'json'));

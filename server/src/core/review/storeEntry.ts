@@ -5,12 +5,13 @@
 import { fnv1a64Hex } from '../pins/fnv1a64';
 import type { ParsedPin } from '../pins/pins';
 import { sha256Hex } from '../pins/sha256';
+import { entryName } from '../pins/storeLayout';
 import { isRecord } from '../json/values';
 import type { PinnedToolContent } from './changeTypes';
 
 /** The file name of a pin's store entry: `fnv1a64-<hex>.json` or `sha256-<hex>.json`. */
 export function storeEntryName(pin: ParsedPin): string {
-  return `${pin.algorithm}-${pin.hex}.json`;
+  return entryName(pin.algorithm, pin.hex);
 }
 
 export type StoreEntry =

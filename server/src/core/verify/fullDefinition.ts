@@ -9,13 +9,13 @@
  *   .toolpin/store/full-<server>-sha256-<tool pin hex>.json
  *   .toolpin/store/full-<server>-fnv1a64-<schema pin hex>-<first 16 hex of sha256(tool name)>.json
  *
- * where <server> is {@link serverSlug}: two servers serving the same tool (one pin) keep their
+ * (core/pins/storeLayout.ts) where <server> is `serverSlug`: two servers serving the same tool (one pin) keep their
  * own annotations, so one server's re-pin never gives the other a false (or masked) TP408 (issue
  * 25). A schema pin is shared by every tool with the same input schema, so the tool's name is part
  * of its key. The content is the canonical JSON of `{ "version": 1, "tool": <definition> }`.
  *
  * Stores written before issue 25 hold entries without the server (`full-sha256-<hex>.json`,
- * {@link legacyFullDefinitionPath}): such an entry is read as a fallback for any server that has
+ * `legacyFullDefinitionPath`): such an entry is read as a fallback for any server that has
  * no entry of its own, and never written again; the next re-pin of a server writes its own entry.
  * Verification compares it with the live tool, on drifted and verified pins alike: TP408
  * (warning) for annotation flips that make a call riskier, TP409 (information) for the rest.
@@ -26,53 +26,15 @@ import { isRecord } from '../json/values';
 import type { ListedTool } from './listing';
 import type { PinAlgorithm } from '../pins/pins';
 import { type Problem, problem, type Span } from '../problems';
-import { sha256Hex } from '../pins/sha256';
+import { fullDefinitionPath } from '../pins/storeLayout';
 
 /** The version of full-definition entries this build writes and reads. */
 export const FULL_DEFINITION_VERSION = 1;
 
-/**
- * A server's part of an entry name: its name lower-cased with every character but letters,
- * digits, `_` and `.` made `_` (at most 32 of them, for a reader of the store), then `-` and the
- * first 8 hex of the SHA-256 of the exact name, so that names that read alike ("Memory",
- * "memory", "my server", "my_server") never share an entry, on case-insensitive disks too.
- * The result holds only letters, digits, `.`, `_` and one `-`: a plain file name.
- */
-export function serverSlug(server: string): string {
-  const readable = server.toLowerCase().replace(/[^a-z0-9_.]/g, '_').slice(0, 32);
-  return `${readable}-${sha256Hex(server).slice(0, 8)}`;
-}
-
-/** The pin's part of an entry name: `sha256-<hex>`, or `fnv1a64-<hex>-<16 hex of the tool name>`. */
-export function fullDefinitionPinPart(algorithm: PinAlgorithm, hex: string, tool: string): string {
-  return algorithm === 'sha256' ? `sha256-${hex}` : `fnv1a64-${hex}-${sha256Hex(tool).slice(0, 16)}`;
-}
-
-/**
- * Where the full definition of a pinned tool on `server` is kept, relative to the workspace
- * folder. Without a server (a step whose server is not known) it is the entry without one.
- */
-export function fullDefinitionPath(algorithm: PinAlgorithm, hex: string, tool: string, server: string | undefined): string {
-  if (server === undefined) return legacyFullDefinitionPath(algorithm, hex, tool);
-  return `.toolpin/store/full-${serverSlug(server)}-${fullDefinitionPinPart(algorithm, hex, tool)}.json`;
-}
-
-/** The entry of stores written before issue 25 (no server in the name), read as a fallback. */
-export function legacyFullDefinitionPath(algorithm: PinAlgorithm, hex: string, tool: string): string {
-  return `.toolpin/store/full-${fullDefinitionPinPart(algorithm, hex, tool)}.json`;
-}
-
-/**
- * The pin parts an entry's file name may be for: the legacy `full-<pin part>.json` and the
- * server-keyed `full-<readable>-<8 hex>-<pin part>.json` (both are tried, since a readable part
- * may itself look like a pin part). Undefined for a name that is no full-definition entry.
- */
-export function pinPartsOfEntryName(name: string): string[] | undefined {
-  if (!name.startsWith('full-') || !name.endsWith('.json')) return undefined;
-  const rest = name.slice('full-'.length, -'.json'.length);
-  const keyed = /^[a-z0-9_.]*-[0-9a-f]{8}-(.+)$/.exec(rest);
-  return keyed ? [rest, keyed[1]!] : [rest];
-}
+// The entry names are the store layout's (core/pins/storeLayout.ts); re-exported, with
+// fullDefinitionPath, for the callers that reach them through this module.
+export { fullDefinitionPath };
+export { fullDefinitionPinPart, legacyFullDefinitionPath, pinPartsOfEntryName, serverSlug } from '../pins/storeLayout';
 
 /** The entry content for a tool as served (`ListedTool.raw`), or undefined when it is not plain JSON. */
 export function fullDefinitionContent(raw: unknown): string | undefined {

@@ -48,6 +48,11 @@ export interface ServerDefinition {
   readonly secrets?: readonly string[];
 }
 
+/** True when a document's connector instance (a connector file, a compiled stack, a module's `defineConnector`) defines the server in `file`. */
+export function definedIn(definition: ServerDefinition, file: string): boolean {
+  return definition.origin.kind === 'connector' && definition.origin.file === file;
+}
+
 const keys = new WeakMap<ServerDefinition, string>();
 
 /** Identifies a distinct server: equal keys mean one connection serves both definitions. */

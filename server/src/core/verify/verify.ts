@@ -18,6 +18,7 @@ import type { DriftData, RenameData, SecurityData, UnknownServerData, UnpinnedTo
 import { type PolicyNote, type Problem, problem, type Span } from '../problems';
 import type { ServerDefinition, ServerRegistry } from './registry';
 import { closestName } from './suggest';
+import { PIN_STORE_FOLDER } from '../pins/storeLayout';
 
 /** Why a server's tools could not be listed. Stable strings: reports and tests use them. */
 export type UnavailableReason =
@@ -88,7 +89,7 @@ export interface VerificationContext {
   readonly checkArguments?: boolean;
 }
 
-const UNKNOWN_CHANGE = 'what changed is unknown: the pinned content is not in .toolpin/store (re-pinning with Toolpin records it for next time)';
+const UNKNOWN_CHANGE = `what changed is unknown: the pinned content is not in ${PIN_STORE_FOLDER} (re-pinning with Toolpin records it for next time)`;
 
 /** What changed between the pinned content (from the store) and the live tool, or why it is unknown. */
 export function describeChange(pin: ParsedPin, live: ListedTool, context: Pick<VerificationContext, 'pinnedContent'>): { report?: ChangeReport; text: string } {

@@ -1,0 +1,23 @@
+/**
+ * The repository's policy, `.toolpin/policy.jsonc` (severity overrides and expiring ignores;
+ * core/verify/policy.ts, engine/policyFile.ts). Its own mistakes (TP413) are shown where it is
+ * edited, and a change re-presents every finding of its folder.
+ */
+import { endsWithSegments, type PolicyKind } from './kind';
+
+const LOCATION = ['.toolpin', 'policy.jsonc'];
+
+export const policyKind: PolicyKind = {
+  id: 'policy',
+  role: 'policy',
+  title: "The repository's policy: severity overrides and expiring ignores",
+  patterns: ['.toolpin/policy.jsonc'],
+  examples: ['.toolpin/policy.jsonc'],
+  recognises: (name) => endsWithSegments(name, LOCATION),
+  watchedFiles: ['**/.toolpin/policy.jsonc'],
+  selectors: [{ scheme: 'file', pattern: '**/.toolpin/policy.jsonc' }],
+  languages: [],
+  activationEvents: [],
+  jsonValidation: { fileMatch: ['**/.toolpin/policy.jsonc'], url: './schemas/policy.schema.json' },
+  settings: [],
+};
