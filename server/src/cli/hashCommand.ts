@@ -76,8 +76,7 @@ function printMcpPin(io: CliIo, hashes: McpPinHashes): void {
 function wardenEntries(value: unknown): WardenToolEntry[] {
   return rawDefinitions(value)
     .filter(isRecord)
-    .filter((definition) => typeof definition.name === 'string')
-    .map((definition) => wardenToolEntry({ name: definition.name as string, description: definition.description, inputSchema: definition.inputSchema }));
+    .flatMap((definition) => (typeof definition.name === 'string' ? [wardenToolEntry({ name: definition.name, description: definition.description, inputSchema: definition.inputSchema })] : []));
 }
 
 function printWarden(io: CliIo, entries: readonly WardenToolEntry[]): void {

@@ -324,7 +324,7 @@ export interface WardenToolInput {
 }
 
 /** A tool entry in the lock's member order. `inspection` is kept from the lock when re-pinning. */
-export interface WardenToolEntry {
+export type WardenToolEntry = {
   name: string;
   description_hash: string;
   input_schema_hash: string;
@@ -332,7 +332,7 @@ export interface WardenToolEntry {
   inspection?: Record<string, unknown>;
   schema_skeleton: WardenSkeleton;
   entry_digest: string;
-}
+};
 
 /** The tool's entry; an `inspection` block (kept from a lock) is part of the digest. */
 export function wardenToolEntry(tool: WardenToolInput, inspection?: Record<string, unknown>): WardenToolEntry {
@@ -348,13 +348,13 @@ export function wardenToolEntry(tool: WardenToolInput, inspection?: Record<strin
   return { ...body, entry_digest: wardenHash(body) };
 }
 
-export interface WardenResourceEntry {
+export type WardenResourceEntry = {
   uri: string;
   name: string | null;
   description_hash: string;
   mime_type: string | null;
   entry_digest: string;
-}
+};
 
 export function wardenResourceEntry(resource: { readonly uri: string; readonly name?: unknown; readonly description?: unknown; readonly mimeType?: unknown }): WardenResourceEntry {
   const body = {
@@ -366,12 +366,12 @@ export function wardenResourceEntry(resource: { readonly uri: string; readonly n
   return { ...body, entry_digest: wardenHash(body) };
 }
 
-export interface WardenPromptEntry {
+export type WardenPromptEntry = {
   name: string;
   description_hash: string;
   arguments_hash: string;
   entry_digest: string;
-}
+};
 
 /**
  * A prompt argument as the reference hashes it: the MCP SDK's model of it dumped, so `name`,
