@@ -109,12 +109,16 @@ describe('warden.lock', () => {
     }
   });
 
-  test('re-pinning against the surface it pins rewrites the file byte for byte (but the pin time), in mcp-warden\'s own format', () => {
+  test('re-pinning against the surface it pins rewrites mcp-warden\'s own file byte for byte; a change records the pin time', () => {
     const original = wardenText('memory');
     const model = wardenModel(original);
-    const written = repinWardenLock(model, { tools: toolsOf('memory@2026.1.26'), resources: [], prompts: [] }, '2026-12-06T03:00:00Z');
-    const created = /"created_at": "([^"]+)"/.exec(original)![1]!;
-    assert.equal(written, original.replace(`"created_at": "${created}"`, '"created_at": "2026-12-06T03:00:00Z"'));
+    assert.equal(repinWardenLock(model, { tools: toolsOf('memory@2026.1.26'), resources: [], prompts: [] }, '2026-12-06T03:00:00Z'), original);
+    // With one entry more (the resource a later release serves), everything but the entries, the digest, the pin time and the approval stays.
+    const resource = { uri: 'memory://knowledge-graph', name: 'knowledge-graph', mimeType: 'application/json' };
+    const written = repinWardenLock(model, { tools: toolsOf('memory@2026.1.26'), resources: [resource], prompts: [] }, '2026-12-06T03:00:00Z');
+    const value = JSON.parse(written) as { pin: { created_at: string; approved: boolean }; resources: unknown[] };
+    assert.deepEqual([value.pin.created_at, value.pin.approved, value.resources.length], ['2026-12-06T03:00:00Z', false, 1]);
+    assert.deepEqual(checkWardenIntegrity(wardenModel(written)).problems, []);
   });
 
   test('re-pinning after an upgrade writes a lock that reads back tamper-free, verifies against the new surface and withdraws the approval', () => {

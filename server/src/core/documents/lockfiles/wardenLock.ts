@@ -336,7 +336,8 @@ export function verifyWardenLock(model: WardenLockModel, surface: LockSurface): 
  * The lock re-pinned to the live surface in mcp-warden's own format: every member where it was
  * (unknown members kept), the entries rebuilt and sorted as mcp-warden sorts them, the digests
  * recomputed, the file's indentation and final line feed kept. `now` is the pin time
- * (`2026-06-06T14:22:05Z`). An approval is withdrawn: the new digest was not approved.
+ * (`2026-06-06T14:22:05Z`), recorded only when something changed. An approval that does not
+ * cover the new digest is withdrawn: the new surface was not approved.
  */
 export function repinWardenLock(model: WardenLockModel, surface: LockSurface, now: string): string {
   const live = liveWardenEntries(surface, model);
@@ -355,6 +356,9 @@ export function repinWardenLock(model: WardenLockModel, surface: LockSurface, no
   const digests = (list: ReadonlyArray<{ entry_digest: string }>): string[] => list.map((entry) => entry.entry_digest);
   const overall = wardenOverallDigest({ schemaVersion: WARDEN_SCHEMA_VERSION, commandDigest, tools: digests(tools), resources: digests(resources), prompts: digests(prompts) });
   value.overall_digest = overall;
+  // Nothing changed (the same surface, an intact lock): the file stays as it is, pin time included.
+  const unchanged = serializeLock(value, model.indent);
+  if (unchanged === serializeLock(model.value, model.indent)) return unchanged;
   const pin = value.pin;
   if (isRecord(pin)) {
     const next: Record<string, unknown> = { ...pin, created_at: now };
