@@ -30,7 +30,7 @@ import { checkLockFiles, findLockFiles, isLockFile } from './lockfiles';
 export const CHECK_CONCURRENCY = 8;
 
 /** The file names the CLI looks for, as said in messages. */
-export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c], mcp-pin.lock, warden.lock';
+export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c]';
 
 /**
  * Checks `--workspace DIR` before anything runs: a folder that does not exist would otherwise
