@@ -37,6 +37,7 @@ import { canonicalize as jsonCanonicalize } from 'json-canonicalize';
 import { canonicalJson } from '../server/src/core/pins/canonicalJson';
 import { fnv1a64Backend, fnv1a64Hex, fnv1a64HexJs, fnv1a64HexOfBytes } from '../server/src/core/pins/fnv1a64';
 import { schemaPin, toolPin, toolPinContent, type PinnableTool } from '../server/src/core/pins/pins';
+import { sha256Hex } from '../server/src/core/pins/sha256';
 import { fnv1a64ReferenceHex } from '../test/support/fnv1a64Reference';
 import { type Stats, findRepoRoot, option, packageVersion, stats } from './support/benchSupport';
 
@@ -97,7 +98,8 @@ const encoder = new TextEncoder();
 const schemaBytes: Uint8Array[] = schemaStrings.map((text) => encoder.encode(text));
 const TOOLS = rawTools.length;
 
-const toolPinBytes = covered.reduce((sum, tool) => sum + Buffer.byteLength(toolPinContent(tool)), 0);
+const toolPinTexts = covered.map((tool) => toolPinContent(tool));
+const toolPinBytes = toolPinTexts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
 const schemaPinBytes = schemaBytes.reduce((sum, bytes) => sum + bytes.length, 0);
 const nonAsciiSchemas = schemaStrings.filter((text) => !/^\p{ASCII}*$/u.test(text)).length;
 
@@ -106,8 +108,10 @@ const nonAsciiSchemas = schemaStrings.filter((text) => !/^\p{ASCII}*$/u.test(tex
 // depends on every result, so that nothing can be optimized away.
 
 /**
- * SHA-256 for the peer and the floor: the same primitive ours uses (the one-shot `crypto.hash`
- * where Node has it, else `createHash`), so that the tool-pin ratios compare canonicalization only.
+ * SHA-256 for the peer and the floor: node:crypto (the one-shot `crypto.hash` where Node has it,
+ * else `createHash`). Ours is the plain-JavaScript `sha256Hex` of the `toolpin/pins` library (no
+ * Node built-in), so the tool-pin ratios compare canonicalization plus the hash; the `sha256`
+ * group times the hash alone on the same tool-pin texts.
  */
 const sha256 = (text: string): string =>
   typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'hex') : crypto.createHash('sha256').update(text, 'utf8').digest('hex');
@@ -182,6 +186,16 @@ const passes = {
     for (let index = 0; index < schemaBytes.length; index++) sink += fnv1a32Hex(schemaBytes[index]!).charCodeAt(5);
     return sink;
   },
+  sha256Ours: (): number => {
+    let sink = 0;
+    for (let index = 0; index < toolPinTexts.length; index++) sink += sha256Hex(toolPinTexts[index]!).charCodeAt(9);
+    return sink;
+  },
+  sha256Node: (): number => {
+    let sink = 0;
+    for (let index = 0; index < toolPinTexts.length; index++) sink += sha256(toolPinTexts[index]!).charCodeAt(9);
+    return sink;
+  },
   canonicalOurs: (): number => {
     let sink = 0;
     for (let index = 0; index < covered.length; index++) sink += canonicalJson(covered[index]!).length;
@@ -205,6 +219,8 @@ const LABELS: Record<PassName, string> = {
   fnvJsString: 'ours, JS fallback: fnv1a64HexJs(string)',
   fnvAsUintN: 'peer: BigInt FNV-1a 64, BigInt.asUintN',
   fnv32: 'floor: FNV-1a 32 JS loop (Math.imul)',
+  sha256Ours: 'ours: sha256Hex, plain JavaScript',
+  sha256Node: 'node:crypto sha256 (OpenSSL)',
   canonicalOurs: 'ours: canonicalJson',
   canonicalStringify: 'ceiling: JSON.stringify (not canonical)',
 };
@@ -270,6 +286,8 @@ for (let index = 0; index < TOOLS; index++) {
 }
 // The sinks of ours and the peer must agree too (same outputs, summed).
 expectEqual('tool pin sinks', String(passes.toolPinOurs()), String(passes.toolPinPeer()));
+expectEqual('sha256 sinks', String(passes.sha256Ours()), String(passes.sha256Node()));
+for (const text of toolPinTexts) expectEqual('sha256 of a tool-pin text', sha256Hex(text), sha256(text));
 expectEqual('fnv sinks (string)', String(passes.fnvOursString()), String(passes.fnvAsUintN()));
 expectEqual('fnv sinks (bytes)', String(passes.fnvOursBytes()), String(passes.fnvAsUintN()));
 expectEqual('fnv sinks (JS fallback)', String(passes.fnvJsString()), String(passes.fnvAsUintN()));
@@ -360,9 +378,10 @@ const started = now();
 const toolPinGroup = measureGroup(['toolPinOurs', 'toolPinPeer', 'toolPinFloor']);
 const fnvGroup = measureGroup(['fnvOursString', 'fnvOursBytes', 'fnvJsString', 'fnvAsUintN', 'fnv32']);
 const canonicalGroup = measureGroup(['canonicalOurs', 'canonicalStringify']);
+const sha256Group = measureGroup(['sha256Ours', 'sha256Node']);
 const totalSeconds = Number(now() - started) / 1e9;
 
-const measured = { ...toolPinGroup, ...fnvGroup, ...canonicalGroup } as Record<
+const measured = { ...toolPinGroup, ...fnvGroup, ...canonicalGroup, ...sha256Group } as Record<
   PassName,
   { iterations: number; samples: number[] }
 >;
@@ -388,6 +407,7 @@ const ratioResults: RatioResult[] = [
   ratioResult('FNV 64, bytes vs asUintN BigInt', 'peer time / our time', 'fnvAsUintN', 'fnvOursBytes', { op: '>=', value: 2 }),
   ratioResult('FNV 64, bytes vs FNV-1a 32 loop', 'floor time / our time', 'fnv32', 'fnvOursBytes', { op: '>=', value: 0.8 }),
   ratioResult('FNV 64, JS fallback vs asUintN BigInt', 'peer time / our time', 'fnvAsUintN', 'fnvJsString', { op: '>=', value: 0 }),
+  ratioResult('SHA-256 alone vs node:crypto', 'our time / node:crypto time', 'sha256Ours', 'sha256Node', { op: '<=', value: Number.POSITIVE_INFINITY }),
   ratioResult('canonicalization', 'our time / JSON.stringify time', 'canonicalOurs', 'canonicalStringify', {
     op: '<=',
     value: 2,
@@ -439,6 +459,7 @@ const groups: [string, PassName[]][] = [
   ['tool pin', ['toolPinOurs', 'toolPinPeer', 'toolPinFloor']],
   ['schema pin FNV', ['fnvOursString', 'fnvOursBytes', 'fnvJsString', 'fnvAsUintN', 'fnv32']],
   ['canonicalization', ['canonicalOurs', 'canonicalStringify']],
+  ['SHA-256 alone (the tool-pin texts)', ['sha256Ours', 'sha256Node']],
 ];
 for (const [group, names] of groups) {
   console.log(group);

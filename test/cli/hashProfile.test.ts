@@ -45,13 +45,31 @@ describe('toolpin hash --profile', () => {
     assert.match(result.stdout, /^\(set\)\s+mcp-pin set\s+[0-9a-f]{64}$/m);
   });
 
+  test('warden: the entries mcp-warden wrote in its memory example lock, from the recorded listing of that version (json and text)', () => {
+    const lock = JSON.parse(readFileSync(path.join(root, 'test', 'fixtures', 'peers', 'warden', 'server-memory.warden.lock'), 'utf8')) as { tools: Array<{ name: string; entry_digest: string; input_schema_hash: string }> };
+    const listingText = readFileSync(path.join(root, 'test', 'fixtures', 'tool-lists', 'versions', 'memory@2026.1.26.json'), 'utf8');
+    const json = run(['--profile', 'warden', '--format', 'json'], listingText);
+    assert.equal(json.status, 0, json.stderr);
+    const printed = JSON.parse(json.stdout) as { tools: unknown[] };
+    assert.deepEqual([...printed.tools].sort((a, b) => ((a as { name: string }).name < (b as { name: string }).name ? -1 : 1)), lock.tools);
+    const text = run(['--profile', 'warden'], listingText);
+    assert.equal(text.status, 0, text.stderr);
+    const searchNodes = lock.tools.find((tool) => tool.name === 'search_nodes')!;
+    assert.match(text.stdout, new RegExp(`^search_nodes\\s+warden description_hash\\s+sha256:[0-9a-f]{64}$`, 'm'));
+    assert.match(text.stdout, new RegExp(`warden input_schema_hash ${searchNodes.input_schema_hash}$`, 'm'));
+    assert.match(text.stdout, /warden capabilities\s+sql-query$/m);
+    assert.match(text.stdout, new RegExp(`warden entry_digest\\s+${searchNodes.entry_digest}$`, 'm'));
+    const all = run(['--profile', 'all', '--format', 'json'], listingText);
+    assert.equal((JSON.parse(all.stdout) as { warden: { tools: unknown[] } }).warden.tools.length, lock.tools.length);
+  });
+
   test('a listing with a repeated member name is refused before hashing; an unknown profile is a usage error', () => {
     const repeated = run(['--profile', 'mcp-pin'], '{"name":"x","description":"a","description":"b"}');
     assert.equal(repeated.status, 2);
     assert.match(repeated.stderr, /TP101/);
     const unknown = run(['--profile', 'nope'], JSON.stringify(ECHO_UPPER));
     assert.equal(unknown.status, 2);
-    assert.match(unknown.stderr, /unknown profile "nope"; use toolpin, mcp-pin, all/);
+    assert.match(unknown.stderr, /unknown profile "nope"; use toolpin, mcp-pin, warden, all/);
   });
 
   test('a definition without a string name leaves the listing without a set hash (exit 1)', () => {

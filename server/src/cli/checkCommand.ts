@@ -24,6 +24,7 @@ import { Inventory } from '../mcp/inventory';
 import { TOOLPIN_VERSION } from '../runtime';
 import { type CliIo, readIfPresent } from './io';
 import { cliTrust } from './trust';
+import { checkLockFiles, findLockFiles, isLockFile } from './lockfiles';
 
 /** Servers `toolpin check` lists at the same time unless --concurrency says otherwise. */
 export const CHECK_CONCURRENCY = 8;
@@ -105,6 +106,8 @@ export interface VerifiedWorkspace extends Omit<WorkspaceCheck<Inventory>, 'docu
   readonly documents: CliDocument[];
   /** True when something given could not be read (or nothing was found): the run is not a pass. */
   readonly couldNotRead: boolean;
+  /** The peers' lockfiles under the paths given (cli/lockfiles.ts), verified by the caller. */
+  readonly lockFiles: readonly string[];
 }
 
 /** How the CLI names a file: relative to the current folder, with forward slashes. */
@@ -120,6 +123,7 @@ export function displayPath(cwd: string, file: string): string {
  */
 export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): Promise<VerifiedWorkspace> {
   const roots = args.paths.length > 0 ? args.paths : ['.'];
+  const lockFiles = await findLockFiles(roots.map((root) => path.resolve(io.cwd, root)));
   const workspaceFolder = path.resolve(io.cwd, args.workspace ?? '.');
   const env = args.env ?? process.env;
   const progress = io.stderrIsTerminal && args.format === 'text';
@@ -127,6 +131,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
   // Issues are said as the check finds them, before the trust decision speaks.
   const say = (issues: readonly CheckIssue[]): void => {
     for (const issue of issues) {
+      // Lockfiles found are something to verify: no document besides them is not "nothing found".
+      if (issue.kind === 'nothing-found' && lockFiles.length > 0) continue;
       couldNotRead = true;
       if (issue.kind === 'unreadable') io.stderr(`toolpin ${command}: cannot read ${path.relative(io.cwd, issue.path) || '.'}: ${issue.reason}\n`);
       else if (issue.kind === 'nothing-found') {
@@ -141,7 +147,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     }
   };
   const checked = await checkWorkspace({
-    roots: roots.map((root) => path.resolve(io.cwd, root)),
+    // A lockfile named explicitly is the lockfiles' own (checkLockFiles), not a document.
+    roots: roots.filter((root) => !isLockFile(root)).map((root) => path.resolve(io.cwd, root)),
     workspaceFolder,
     files: { readFile: (file) => io.readFile(file), readIfPresent: (file) => readIfPresent(io, file), listFolder: nodeFileSystem.listFolder! },
     variables: { env, userHome: os.homedir() },
@@ -156,7 +163,7 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     },
     ...(progress ? { progress: (total: number) => terminalProgress(io, total) } : {}),
   });
-  return { ...checked, documents: checked.documents.map((document) => ({ ...document, display: displayPath(io.cwd, document.path) })), couldNotRead };
+  return { ...checked, documents: checked.documents.map((document) => ({ ...document, display: displayPath(io.cwd, document.path) })), couldNotRead, lockFiles };
 }
 
 /** "listing tools of N server(s)… k/N done, s" on one terminal line, every second until done. */
@@ -181,7 +188,7 @@ function terminalProgress(io: CliIo, total: number): ListingProgress {
 
 export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number> {
   const args: CheckArgs = given.structureOnly ? { ...given, offline: true } : given;
-  const { documents, registry, listings, results, couldNotRead, pinnedContent, policy, workspaceFolder } = await verifyPaths(io, args, 'check');
+  const { documents, registry, listings, results, couldNotRead, pinnedContent, policy, workspaceFolder, lockFiles } = await verifyPaths(io, args, 'check');
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
@@ -192,14 +199,36 @@ export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number>
   if (policy.text !== undefined && policy.problems.length > 0) {
     reportInputs.push({ path: displayPath(io.cwd, policy.path), text: policy.text, verdicts: [], problems: capProblems(policy.problems) });
   }
-  const servers = registry.definitions.map((definition) => ({
-    name: definition.name,
-    source: definition.origin.file ? `${definition.origin.kind} ${path.relative(io.cwd, definition.origin.file).split(path.sep).join('/')}` : definition.origin.kind,
-    listing: listings.listing(definition),
-  }));
+  const env = args.env ?? process.env;
+  const locks = await checkLockFiles(io, lockFiles, {
+    workspaceFolder,
+    env,
+    offline: args.offline === true,
+    trust: async () => (await cliTrust(workspaceFolder, args.trust, env, io)).decide,
+    ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
+    ...(args.startTimeoutMs !== undefined ? { startTimeoutMs: args.startTimeoutMs } : {}),
+  });
+  for (const lock of locks) {
+    let problems = capProblems(lock.problems);
+    if (args.offline) problems = problems.filter((found) => found.code !== 'TP126');
+    reportInputs.push({ path: displayPath(io.cwd, lock.path), text: lock.text, verdicts: lock.verdicts, problems });
+  }
+  const lockServers = locks.flatMap((lock) => lock.servers.map((server) => ({ ...server, source: server.source === 'warden-lock' ? `warden-lock ${displayPath(io.cwd, lock.path)}` : server.source })));
+  const servers = [
+    ...registry.definitions.map((definition) => ({
+      name: definition.name,
+      source: definition.origin.file ? `${definition.origin.kind} ${path.relative(io.cwd, definition.origin.file).split(path.sep).join('/')}` : definition.origin.kind,
+      listing: listings.listing(definition),
+    }))
+      // A server of .mcp.json that only a lockfile needed is shown once, as the lock listed it.
+      .filter((server) => server.listing !== undefined || !lockServers.some((other) => other.name === server.name && other.source === server.source)),
+    ...lockServers,
+  ];
   const report = buildReport(reportInputs, servers);
   const judged = args.structureOnly ? { ...report, summary: { ...report.summary, cannotVerify: 0 } } : report;
-  let status: number = exitStatusOf(judged, couldNotRead, args.failOn ?? 'drift');
+  // A lock whose server could not be listed (TP126) was not verified: not a pass.
+  const lockUnverified = !args.offline && locks.some((lock) => lock.problems.some((found) => found.code === 'TP126'));
+  let status: number = exitStatusOf(judged, couldNotRead || lockUnverified, args.failOn ?? 'drift');
 
   if (args.sarifFile !== undefined) {
     const target = path.resolve(io.cwd, args.sarifFile);
@@ -242,7 +271,7 @@ function renderText(report: CheckReport, positions: ReadonlyArray<readonly Posit
       out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}${pin.policy ? ` (${pin.policy.text})` : ''}`);
     }
     for (const found of file.problems) {
-      if (['TP400', 'TP401', 'TP402', 'TP403'].includes(found.code)) continue; // shown as pin lines above
+      if (['TP400', 'TP401', 'TP402', 'TP403', 'TP123', 'TP124', 'TP125'].includes(found.code)) continue; // shown as pin lines above
       const where = `${file.path}:${found.range.start.line + 1}:${found.range.start.character + 1}`;
       out.push(`  ${where}  ${found.severity.padEnd(13)}  ${found.code} ${found.message}`);
     }

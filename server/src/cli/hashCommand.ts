@@ -4,7 +4,10 @@
  *
  * `--profile mcp-pin` prints mcp-pin's hashes instead (Tool definition hash v1, core/pins/mcpPin.ts):
  * each whole definition's hash, the listing's set hash and, for an `initialize` result holding
- * `instructions`, the instructions hash; `--profile all` prints both. A file with a repeated
+ * `instructions`, the instructions hash; `--profile warden` prints mcp-warden's per-field hashes of
+ * each tool (core/pins/warden.ts: `description_hash`, `input_schema_hash`, `capabilities`, the
+ * skeleton's digest and `entry_digest`, as a `warden.lock` records them); `--profile all` prints
+ * every profile. A file with a repeated
  * member name is refused before anything is hashed (TP101), as both definitions require.
  *
  * Exit status: 0 every tool hashed; 1 some entry could not be read or hashed (the others are still
@@ -16,6 +19,7 @@ import { LineIndex } from '../core/json/lineIndex';
 import { errorMessage } from '../core/json/values';
 import { schemaPin, toolPin } from '../core/pins/pins';
 import { mcpPinDefinitionHash, mcpPinInstructionsHash, mcpPinSetHash } from '../core/pins/mcpPin';
+import { wardenHash, wardenToolEntry, type WardenToolEntry } from '../core/pins/warden';
 import { isRecord } from '../core/json/values';
 import { readTools } from '../core/verify/toolList';
 import type { CliIo } from './io';
@@ -28,8 +32,8 @@ export interface HashRow {
 }
 
 /** The hash definitions `toolpin hash --profile` prints: Toolpin's pins, mcp-pin's v1 hashes, or both. */
-export type HashProfile = 'toolpin' | 'mcp-pin' | 'all';
-export const HASH_PROFILES: readonly HashProfile[] = ['toolpin', 'mcp-pin', 'all'];
+export type HashProfile = 'toolpin' | 'mcp-pin' | 'warden' | 'all';
+export const HASH_PROFILES: readonly HashProfile[] = ['toolpin', 'mcp-pin', 'warden', 'all'];
 
 /** mcp-pin's hashes of a listing: per whole definition, the set, and the instructions when given. */
 export interface McpPinHashes {
@@ -68,6 +72,25 @@ function printMcpPin(io: CliIo, hashes: McpPinHashes): void {
   if (hashes.instructionsHash !== null) io.stdout(`${'(instructions)'.padEnd(width)}  mcp-pin instructions ${hashes.instructionsHash}\n`);
 }
 
+/** mcp-warden's entry of each tool with a string name, as a `warden.lock` records it. */
+function wardenEntries(value: unknown): WardenToolEntry[] {
+  return rawDefinitions(value)
+    .filter(isRecord)
+    .flatMap((definition) => (typeof definition.name === 'string' ? [wardenToolEntry({ name: definition.name, description: definition.description, inputSchema: definition.inputSchema })] : []));
+}
+
+function printWarden(io: CliIo, entries: readonly WardenToolEntry[]): void {
+  const width = Math.max(4, ...entries.map((entry) => entry.name.length));
+  for (const entry of entries) {
+    const pad = ' '.repeat(width);
+    io.stdout(`${entry.name.padEnd(width)}  warden description_hash  ${entry.description_hash}\n`);
+    io.stdout(`${pad}  warden input_schema_hash ${entry.input_schema_hash}\n`);
+    io.stdout(`${pad}  warden capabilities      ${entry.capabilities.length > 0 ? entry.capabilities.join(', ') : '(none)'}\n`);
+    io.stdout(`${pad}  warden schema_skeleton   ${wardenHash(entry.schema_skeleton)} (${Object.keys(entry.schema_skeleton.props).length} paths)\n`);
+    io.stdout(`${pad}  warden entry_digest      ${entry.entry_digest}\n`);
+  }
+}
+
 export async function hashCommand(io: CliIo, args: { source: string; format: 'text' | 'json'; profile?: HashProfile }): Promise<number> {
   const profile = args.profile ?? 'toolpin';
   let text: string;
@@ -94,6 +117,12 @@ export async function hashCommand(io: CliIo, args: { source: string; format: 'te
     else printMcpPin(io, hashes);
     return hashes.setHash === null ? 1 : 0;
   }
+  if (profile === 'warden') {
+    const entries = wardenEntries(root);
+    if (args.format === 'json') io.stdout(`${JSON.stringify({ profile: 'warden', tools: entries }, null, 2)}\n`);
+    else printWarden(io, entries);
+    return entries.length > 0 ? 0 : 1;
+  }
   const { tools, problems } = readTools(root);
   let status = problems.length > 0 ? 1 : 0;
   for (const found of problems) {
@@ -118,12 +147,13 @@ export async function hashCommand(io: CliIo, args: { source: string; format: 'te
   if (profile === 'all') {
     const hashes = mcpPinHashes(root);
     if (args.format === 'json') {
-      io.stdout(`${JSON.stringify({ toolpin: rows, mcpPin: hashes }, null, 2)}\n`);
+      io.stdout(`${JSON.stringify({ toolpin: rows, mcpPin: hashes, warden: { profile: 'warden', tools: wardenEntries(root) } }, null, 2)}\n`);
       return status;
     }
     const width = Math.max(4, ...rows.map((row) => row.name.length));
     for (const row of rows) io.stdout(`${row.name.padEnd(width)}  ${row.schemaPin ?? '(no inputSchema)'}  ${row.toolPin}\n`);
     printMcpPin(io, hashes);
+    printWarden(io, wardenEntries(root));
     return hashes.setHash === null ? 1 : status;
   }
   if (args.format === 'json') {

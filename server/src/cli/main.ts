@@ -69,11 +69,11 @@ const TRUST_OPTION = {
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   hash: {
-    usage: 'hash <file|-> [--format text|json] [--profile toolpin|mcp-pin|all]',
+    usage: 'hash <file|-> [--format text|json] [--profile toolpin|mcp-pin|warden|all]',
     summary: 'print the schema pin and tool pin of each MCP tool in a file (or stdin) holding one tool, an array of tools, or a tools/list result',
     options: {
       format: { type: 'string', value: 'FORMAT', help: 'text (default) or json' },
-      profile: { type: 'string', value: 'NAME', help: "whose hashes: toolpin (default: schema pin and tool pin), mcp-pin (its tool definition hash v1 of each whole definition, the set hash, the instructions hash of an initialize result), or all" },
+      profile: { type: 'string', value: 'NAME', help: "whose hashes: toolpin (default: schema pin and tool pin), mcp-pin (its tool definition hash v1 of each whole definition, the set hash, the instructions hash of an initialize result), warden (mcp-warden's description_hash, input_schema_hash, capabilities, schema skeleton and entry_digest of each tool), or all" },
       help: HELP_OPTION,
     },
     notes: 'Exit status: 0 every tool hashed; 1 some entry could not be hashed; 2 the input could not be read or is not JSON, or a usage error.',

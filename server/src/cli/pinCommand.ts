@@ -41,6 +41,8 @@ import { FileLockTimeout, scopeFor, withFileLock, WriteRefused, writeFileSafely 
 import { readRegularText } from '../io/regularFile';
 import { type CheckArgs, type CliDocument, displayPath, type VerifiedWorkspace, verifyPaths } from './checkCommand';
 import { type CliIo, readIfPresent } from './io';
+import { checkLockFiles, pinLockFiles } from './lockfiles';
+import { cliTrust } from './trust';
 
 export interface PinArgs extends Omit<CheckArgs, 'format'> {
   yes: boolean;
@@ -135,6 +137,28 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   // Tool names, messages, change summaries and diffs come from servers: shown with controls made visible.
   const io: CliIo = { ...terminalIo, stdout: (text) => terminalIo.stdout(terminalSafe(text)) };
   const verified = await verifyPaths(io, { ...args, format: 'text' }, 'pin');
+  let lockStatus: 0 | 1 | 2 | undefined;
+  if (verified.lockFiles.length > 0) {
+    const env = args.env ?? process.env;
+    const locks = await checkLockFiles(io, verified.lockFiles, {
+      workspaceFolder: verified.workspaceFolder,
+      env,
+      offline: args.offline === true,
+      trust: async () => (await cliTrust(verified.workspaceFolder, args.trust, env, io)).decide,
+      ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
+      ...(args.startTimeoutMs !== undefined ? { startTimeoutMs: args.startTimeoutMs } : {}),
+    });
+    lockStatus = await pinLockFiles(io, locks, { workspaceFolder: verified.workspaceFolder, now: new Date(), write: async () => args.yes || (args.confirm ? args.confirm('Write the re-pinned lockfile(s)? [y/N] ') : false) });
+    // Lockfiles alone: their outcome is the command's.
+    if (verified.documents.length === 0 && !verified.couldNotRead) return lockStatus;
+  }
+  const documentStatus = await pinDocuments(io, args, verified);
+  if (lockStatus === undefined) return documentStatus;
+  return documentStatus === 1 || lockStatus === 1 ? 1 : documentStatus === 2 || lockStatus === 2 ? 2 : 0;
+}
+
+/** `pin` for Toolpin's own documents (blueprints, connectors, modules). */
+async function pinDocuments(io: CliIo, args: PinArgs, verified: VerifiedWorkspace): Promise<number> {
   if (verified.documents.length === 0 && verified.couldNotRead) return 2;
   const repins: Repin[] = [];
   const missing: Missing[] = [];

@@ -283,6 +283,43 @@ export class McpSession {
     }
   }
 
+  /**
+   * What else the server tells a client, for the peers' lockfiles (core/documents/lockfiles): its
+   * instructions (null when it sent none), and its prompts and resources as sent, every page
+   * (`[]` when it does not declare the capability, undefined when their listing failed, as
+   * mcp-pin records it). Never throws.
+   */
+  async listSurface(): Promise<{ instructions: string | null; prompts: unknown[] | undefined; resources: unknown[] | undefined }> {
+    const capabilities = this.client.getServerCapabilities() ?? {};
+    const instructions = this.client.getInstructions();
+    const pages = async (method: 'prompts/list' | 'resources/list', member: 'prompts' | 'resources'): Promise<unknown[] | undefined> => {
+      const items: unknown[] = [];
+      const seen = new Set<string>();
+      try {
+        let cursor: string | undefined;
+        for (let page = 0; page < this.options.maxPages; page++) {
+          const result: unknown = await this.client.request({ method, params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, { timeout: this.options.requestTimeoutMs });
+          const list: unknown = isRecord(result) ? result[member] : undefined;
+          if (!Array.isArray(list)) return undefined;
+          const listed: readonly unknown[] = list;
+          items.push(...listed);
+          const next = isRecord(result) ? result.nextCursor : undefined;
+          if (typeof next !== 'string' || next === '' || seen.has(next)) return items;
+          seen.add(next);
+          cursor = next;
+        }
+        return undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    return {
+      instructions: typeof instructions === 'string' ? instructions : null,
+      prompts: capabilities.prompts ? await pages('prompts/list', 'prompts') : [],
+      resources: capabilities.resources ? await pages('resources/list', 'resources') : [],
+    };
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await this.client.close().catch(() => undefined);

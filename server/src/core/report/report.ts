@@ -18,7 +18,7 @@ export interface ReportRange {
 }
 
 export interface ReportPin {
-  kind: 'schema' | 'tool';
+  kind: 'schema' | 'tool' | 'prompt' | 'resource' | 'instructions';
   tool: string;
   server: string | null;
   pinned: string;

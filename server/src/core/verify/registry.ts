@@ -15,7 +15,7 @@ export type TransportSpec =
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }
   | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>> };
 
-export type ServerSourceKind = 'connector' | 'vscode-mcp-json' | 'mcp-json' | 'user-setting';
+export type ServerSourceKind = 'connector' | 'vscode-mcp-json' | 'mcp-json' | 'user-setting' | 'warden-lock';
 
 export interface ServerOrigin {
   readonly kind: ServerSourceKind;

@@ -49,7 +49,8 @@ export type PinState = 'verified' | 'drifted' | 'missing' | 'ambiguous' | 'canno
 
 /** One pin's verdict, in the shape `toolpin check --format json` reports (spans become ranges). */
 export interface PinVerdict {
-  readonly kind: 'schema' | 'tool';
+  /** Toolpin's own pins are `schema` or `tool`; a peer's lockfile also pins prompts, resources and instructions. */
+  readonly kind: 'schema' | 'tool' | 'prompt' | 'resource' | 'instructions';
   readonly tool: string;
   /** The server the pin was checked against; for ambiguous pins, the first candidate. */
   readonly server: string | undefined;
