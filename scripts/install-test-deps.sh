@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the test suites need beyond npm packages, idempotently:
-#   Debian: neovim (independent LSP client), chromium (drives code-server), libkrb5-dev (builds
+#   Debian: neovim and emacs-nox with elpa-eglot (independent LSP clients), chromium (drives code-server), libkrb5-dev (builds
 #   code-server's native modules), postgresql (the history store tests start a throwaway cluster,
 #   test/support/postgres.ts); then Node 24 + code-server in .cache/host via setup-host.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for package in neovim chromium libkrb5-dev postgresql; do
+for package in neovim emacs-nox elpa-eglot chromium libkrb5-dev postgresql; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

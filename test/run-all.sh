@@ -62,7 +62,7 @@ step build npm run build || { echo "build failed: nothing else can run"; echo "0
 step typecheck npm run typecheck; [ $? -eq 0 ] && passed=$((passed + 1)) || failed=$((failed + 1))
 step lint npm run lint; [ $? -eq 0 ] && passed=$((passed + 1)) || failed=$((failed + 1))
 
-step node-tests node scripts/run-node-tests.mjs out/test/unit out/test/history out/test/mcp out/test/lsp out/test/cli out/test/nvim out/test/store
+step node-tests node scripts/run-node-tests.mjs out/test/unit out/test/history out/test/mcp out/test/lsp out/test/cli out/test/nvim out/test/emacs out/test/store
 count_node node-tests "$logs/node-tests.log"
 
 step grammar npm run test:grammar

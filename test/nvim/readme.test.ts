@@ -44,6 +44,7 @@ interface Observation {
   attached_second?: number;
   open_error?: string;
   window_ended_ms: number;
+  hover?: { contents: { kind: string; value: string } | string };
 }
 
 /** The text of the README's "## Other editors" section. */
@@ -131,7 +132,7 @@ function toolpinTrust(home: UserHome, bin: string, folder: string): string {
  * observe_readme.lua recorded. The window ends early only when `stopWhen` is given and the
  * opened file's latest publication has `count` diagnostics whose message contains `text`.
  */
-function runReadmeSnippet(init: string, home: UserHome, cwd: string, file: string, env: Record<string, string>, windowMs: number, options: { thenOpen?: string; stopWhen?: { text: string; count: number } } = {}): Observation {
+function runReadmeSnippet(init: string, home: UserHome, cwd: string, file: string, env: Record<string, string>, windowMs: number, options: { thenOpen?: string; stopWhen?: { text: string; count: number }; hoverCode?: string } = {}): Observation {
   const scratch = mkdtempSync(path.join(tmpdir(), 'toolpin-nvim-run-'));
   try {
     const initFile = path.join(scratch, 'init.lua');
@@ -151,6 +152,7 @@ function runReadmeSnippet(init: string, home: UserHome, cwd: string, file: strin
         TOOLPIN_THEN_OPEN: options.thenOpen ?? '',
         TOOLPIN_STOP_TEXT: options.stopWhen?.text ?? '',
         TOOLPIN_STOP_COUNT: String(options.stopWhen?.count ?? 0),
+        TOOLPIN_HOVER_CODE: options.hoverCode ?? '',
         ...env,
       },
     });
@@ -265,6 +267,47 @@ test('the README\'s Neovim 0.7 snippet, after `toolpin trust` in the project, op
     // A second file of the same project reuses the one client instead of starting another server.
     assert.equal(observation.attached_second, 1, 'the connector file was not attached');
     assert.equal(observation.clients, 1, 'the snippet started more than one toolpin client for one project');
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home.dir, { recursive: true, force: true });
+  }
+});
+
+test('the README\'s Neovim 0.7 snippet attaches to a TypeScript module: its drifted mcpInvoke$ pin gets the drift diagnostic and the hover there', () => {
+  const { nvim07 } = readmeLuaBlocks();
+  const { workspace } = examplesLikeWorkspace();
+  const home = userHome();
+  try {
+    mkdirSync(path.join(workspace, 'src'));
+    const module = path.join(workspace, 'src', 'steps.ts');
+    writeFileSync(module, [
+      "import { mcpInvoke$ } from '@loom/plugin-mcp';",
+      '',
+      '// Pinned before the demo server moved.',
+      "export const shout = mcpInvoke$('shout#1', { toolName: 'echo_upper', server: 'demo', expectedSchemaHash: 'fnv1a64:a76fe8d6d023fca0' });",
+      '',
+    ].join('\n'));
+    const bin = toolpinShim(workspace);
+    toolpinTrust(home, bin, workspace);
+    const observation = runReadmeSnippet(nvim07, home, path.dirname(module), module, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` }, WINDOW_MS * 3, {
+      stopWhen: { text: 'changed since it was pinned', count: 1 },
+      hoverCode: 'TP400',
+    });
+    const seen = timeline(observation, workspace);
+    assert.equal(observation.open_error, undefined);
+    assert.doesNotMatch(observation.messages, /Error|E\d{3,4}:/, `Neovim reported an error:\n${observation.messages}`);
+    assert.equal(observation.attached_first, 1, 'the README snippet did not attach toolpin to the TypeScript module');
+    const last = observation.publications.filter((publication) => publication.file === module).at(-1);
+    assert.ok(last, `no diagnostics were published for the module:\n${seen}`);
+    const drift = last.diagnostics.filter((d) => d.code === 'TP400');
+    assert.equal(drift.length, 1, seen);
+    assert.equal(drift[0]?.line, 3);
+    assert.match(drift[0]?.message ?? '', /tool "echo_upper" on server "demo" changed since it was pinned: pinned fnv1a64:a76fe8d6d023fca0, live fnv1a64:[0-9a-f]{16}/);
+    const contents = observation.hover?.contents;
+    assert.ok(contents && typeof contents === 'object', `no hover at the drifted pin: ${JSON.stringify(observation.hover)}`);
+    assert.match(contents.value, /drifted/);
+    assert.match(contents.value, /schema pin of `?echo_upper`? on `?demo`?/);
+    assert.match(contents.value, /fnv1a64:a76fe8d6d023fca0/);
   } finally {
     rmSync(workspace, { recursive: true, force: true });
     rmSync(home.dir, { recursive: true, force: true });

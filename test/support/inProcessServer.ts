@@ -11,6 +11,12 @@
  * The client side is the same typed session API the spawned-bundle tests use
  * (test/support/lspSession.ts).
  *
+ * Time is virtual (test/support/virtualClock.ts): the server's timers run on a clock the test
+ * holds, debounces fire as soon as the process is idle, and longer timers (the history poll) only
+ * when the test lets time pass with `clock.advance(ms)`. Waits are for events: a publication
+ * (`diagnostics`), or any notification the test did not handle itself (`notification`). The only
+ * wall-clock timers left are the bounds after which such a wait fails.
+ *
  * Two things the in-process connection must avoid, because vscode-languageserver/node would end
  * the test process: the `exit` notification (its handler calls process.exit), and a numeric
  * `processId` at initialize (it starts a watchdog interval that is never cleared). `stop()` sends
@@ -25,7 +31,8 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createConnection, StreamMessageReader as ServerReader, StreamMessageWriter as ServerWriter } from 'vscode-languageserver/node';
 import {
-  createProtocolConnection,
+  createMessageConnection,
+  type MessageConnection,
   DidChangeConfigurationNotification,
   LogMessageNotification,
   ShutdownRequest,
@@ -37,13 +44,14 @@ import type { ServerRuntime } from '../../server/src/runtime';
 import { startServer } from '../../server/src/server';
 import { FakeServers, type FakeServerSpec } from './fakeListingSource';
 import { type ClientOptions, createSession, initializeClient, type LspSession } from './lspSession';
+import { VirtualClock } from './virtualClock';
 
 export interface InProcessOptions extends ClientOptions {
   /** The fake MCP servers, by the name the workspace gives them: a tool list, or a failure. */
   servers?: Readonly<Record<string, FakeServerSpec>>;
   /** The server's environment (default: this process's, with an empty config home, so no trust record of the user's is read). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** The server's clock (default: Date.now). */
+  /** The server's clock (default: the virtual clock's time, `clock.now`). */
   now?: () => number;
 }
 
@@ -54,6 +62,16 @@ export interface InProcessServer extends LspSession {
   readonly logs: string[];
   /** Sends new settings as an editor pushes them (workspace/didChangeConfiguration). */
   configure(settings: unknown): void;
+  /** The clock of the server's timers: `advance(ms)` lets virtual time pass. */
+  readonly clock: VirtualClock;
+  /**
+   * The first notification `method` (among those the test registered no handler of its own for)
+   * that `accept`s (its params, and its index among that method's notifications), already received
+   * or the next to come; rejects after `timeoutMs`.
+   */
+  notification<P>(method: string, accept?: (params: P, index: number) => boolean, timeoutMs?: number): Promise<P>;
+  /** How many notifications `method` arrived so far (those the test registered no handler for). */
+  notificationCount(method: string): number;
   stop(): Promise<void>;
 }
 
@@ -62,38 +80,29 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
   const toClient = new PassThrough();
   const servers = new FakeServers(options.servers ?? {});
 
-  // Every timer the server arms is tracked, so that stop() leaves none behind.
-  const timers = new Set<NodeJS.Timeout>();
+  // Every timer the server arms is on the virtual clock, so that stop() leaves none behind.
+  const clock = new VirtualClock();
   const runtime: ServerRuntime = {
-    setTimeout: (callback, milliseconds) => {
-      const handle = setTimeout(() => {
-        timers.delete(handle);
-        callback();
-      }, milliseconds);
-      timers.add(handle);
-      return {
-        dispose: () => {
-          clearTimeout(handle);
-          timers.delete(handle);
-        },
-      };
-    },
+    setTimeout: clock.setTimeout,
     fileSystem: nodeFileSystem,
     // A config home that does not exist: no trust record of the user's is read.
     env: options.env ?? { ...process.env, XDG_CONFIG_HOME: path.join(tmpdir(), `toolpin-in-process-no-config-${process.pid}`) },
-    now: options.now ?? (() => Date.now()),
+    now: options.now ?? clock.now,
     createListingSource: servers.createListingSource,
   };
 
   const serverConnection = createConnection(new ServerReader(toServer), new ServerWriter(toClient));
   startServer(serverConnection, runtime);
 
-  const connection = createProtocolConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
+  // What createProtocolConnection makes, typed as the message connection it is, whose star handler
+  // (notifications nobody else handles) the recorder below uses.
+  const connection = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   const logs: string[] = [];
   connection.onNotification(LogMessageNotification.type, (params) => {
     logs.push(params.message);
   });
   const session = createSession(connection, () => `; server log:\n${logs.join('\n')}`);
+  const notifications = recordNotifications(connection);
   connection.listen();
   // No processId: vscode-languageserver would watch it with an interval that outlives the test.
   await initializeClient(connection, options, null);
@@ -104,6 +113,9 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     servers,
     logs,
     configure: (settings) => void connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { toolpin: settings } }),
+    clock,
+    notification: notifications.wait,
+    notificationCount: notifications.count,
     stop: async () => {
       if (stopped) return;
       stopped = true;
@@ -115,9 +127,56 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
         serverConnection.dispose();
         toServer.end();
         toClient.end();
-        for (const handle of timers) clearTimeout(handle);
-        timers.clear();
+        clock.dispose();
       }
     },
+  };
+}
+
+interface NotificationRecorder {
+  wait<P>(method: string, accept?: (params: P, index: number) => boolean, timeoutMs?: number): Promise<P>;
+  count(method: string): number;
+}
+
+/**
+ * Records every notification no specific handler takes (vscode-jsonrpc gives those to the star
+ * handler), installed before initialize so that none is missed, and answers waits on them.
+ */
+function recordNotifications(connection: MessageConnection): NotificationRecorder {
+  const received: Array<{ readonly method: string; readonly params: unknown; readonly index: number }> = [];
+  const count = (method: string): number => received.filter((entry) => entry.method === method).length;
+  const waiters = new Set<{ readonly method: string; readonly accept: (params: unknown, index: number) => boolean; readonly resolve: (params: unknown) => void }>();
+  connection.onNotification((method: string, params: unknown) => {
+    const index = count(method);
+    received.push({ method, params, index });
+    for (const waiter of [...waiters]) {
+      if (waiter.method === method && waiter.accept(params, index)) {
+        waiters.delete(waiter);
+        waiter.resolve(params);
+      }
+    }
+  });
+  return {
+    wait: <P>(method: string, accept: (params: P, index: number) => boolean = () => true, timeoutMs = 10_000): Promise<P> =>
+      new Promise<P>((resolve, reject) => {
+        // The params of a method are what its sender sends: the caller names their type.
+        const accepts = (params: unknown, index: number): boolean => accept(params as P, index);
+        const already = received.find((entry) => entry.method === method && accepts(entry.params, entry.index));
+        if (already) return resolve(already.params as P);
+        const waiter = {
+          method,
+          accept: accepts,
+          resolve: (params: unknown) => {
+            clearTimeout(timer);
+            resolve(params as P);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`no ${method} notification within ${timeoutMs} ms (${received.filter((entry) => entry.method === method).length} received, none accepted)`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      }),
+    count,
   };
 }

@@ -12,6 +12,7 @@ import { LineIndex, type Position } from '../core/json/lineIndex';
 import { capProblems } from '../core/problems';
 import type { ServerDefinition } from '../core/verify/registry';
 import type { TrustVerdict } from '../core/trust';
+import type { PinState } from '../core/verify/verify';
 import { buildReport, type CheckReport, exitStatusOf, type FailOn, type ReportFileInput, toSarif } from '../core/report/report';
 import { toMarkdown } from '../core/report/markdownReport';
 import { errorCode } from '../core/json/values';
@@ -150,7 +151,7 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     // A lockfile named explicitly is the lockfiles' own (checkLockFiles), not a document.
     roots: roots.filter((root) => !isLockFile(root)).map((root) => path.resolve(io.cwd, root)),
     workspaceFolder,
-    files: { readFile: (file) => io.readFile(file), readIfPresent: (file) => readIfPresent(io, file), listFolder: nodeFileSystem.listFolder! },
+    files: { readFile: (file) => io.readFile(file), readIfPresent: (file) => readIfPresent(io, file), listFolder: nodeFileSystem.listFolder },
     variables: { env, userHome: os.homedir() },
     offline: args.offline === true,
     now: () => Date.now(),
@@ -257,7 +258,7 @@ export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number>
   return status;
 }
 
-const STATE_LABEL: Record<string, string> = { verified: 'verified', drifted: 'DRIFTED', missing: 'MISSING', ambiguous: 'ambiguous', 'cannot-verify': 'cannot verify' };
+const STATE_LABEL: Readonly<Record<PinState, string>> = { verified: 'verified', drifted: 'DRIFTED', missing: 'MISSING', ambiguous: 'ambiguous', 'cannot-verify': 'cannot verify' };
 
 function renderText(report: CheckReport, positions: ReadonlyArray<readonly Position[]>, serverCount: number, offline: boolean): string {
   const out: string[] = [];
@@ -268,7 +269,7 @@ function renderText(report: CheckReport, positions: ReadonlyArray<readonly Posit
       const at = positions[fileIndex]?.[pinIndex] ?? pin.range.start;
       const where = `${file.path}:${at.line + 1}:${at.character + 1}`;
       const server = pin.server ? ` on ${pin.server}` : '';
-      out.push(`  ${where}  ${STATE_LABEL[pin.state]!.padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}${pin.policy ? ` (${pin.policy.text})` : ''}`);
+      out.push(`  ${where}  ${STATE_LABEL[pin.state].padEnd(13)}  ${pin.kind} pin of ${pin.tool}${server}${pin.state === 'verified' ? '' : `: ${pin.reason ?? ''}`}${pin.policy ? ` (${pin.policy.text})` : ''}`);
     }
     for (const found of file.problems) {
       if (['TP400', 'TP401', 'TP402', 'TP403', 'TP123', 'TP124', 'TP125'].includes(found.code)) continue; // shown as pin lines above

@@ -228,16 +228,21 @@ const TOP_USAGE = `Usage: toolpin <command> [options]   (commands: ${Object.keys
 
 /** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short words. */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  // The distance between the first i letters of a and the first j letters of b is at [i * width + j].
+  const width = b.length + 1;
+  const distances = new Int32Array((a.length + 1) * width);
+  const at = (i: number, j: number): number => distances[i * width + j] ?? 0;
+  for (let j = 0; j <= b.length; j++) distances[j] = j;
   for (let i = 1; i <= a.length; i++) {
+    distances[i * width] = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      distances[i * width + j] = best;
     }
   }
-  return rows[a.length]![b.length]!;
+  return at(a.length, b.length);
 }
 
 /** The closest of `candidates` to a misspelt `word`, when it is close enough to be meant (a third of its length, at least 1). */

@@ -123,7 +123,7 @@ export class LiveWorkspace {
     this.policies = new PolicyReader((file) => options.fileSystem.readFile(file));
     this.store = new PinStoreReader(
       (file) => options.fileSystem.readFile(file),
-      options.fileSystem.listFolder ? (folder) => options.fileSystem.listFolder!(folder) : undefined,
+      options.fileSystem.listFolder?.bind(options.fileSystem),
     );
   }
 
@@ -496,11 +496,11 @@ export class LiveWorkspace {
 
   /** Documents whose verification may depend on a definition's listing. */
   pathsUsing(definition: ServerDefinition): string[] {
-    return this.paths().filter((file) => {
-      const state = this.documents.get(file)!;
+    const using = [...this.documents].filter(([file, state]) => {
       if (connectorOf(state.analysis) && definition.origin.file === file) return true;
       return (blueprintOf(state.analysis)?.steps ?? []).some((step) => step.mcp?.pin && (!step.mcp.server || step.mcp.server.value === definition.name));
     });
+    return using.map(([file]) => file);
   }
 
   /**

@@ -9,7 +9,8 @@ import { acceptDocument, acceptDocumentWith, findFiles, isDocumentName } from '.
 import { isNotARegularFile, readRegularText } from '../io/regularFile';
 import type { WorkspaceFileSystem } from './liveWorkspace';
 
-export const nodeFileSystem: WorkspaceFileSystem = {
+/** `satisfies`, not a type annotation: callers see that this file system always lists folders. */
+export const nodeFileSystem = {
   readFile: async (file) => {
     try {
       return await readRegularText(file);
@@ -26,8 +27,8 @@ export const nodeFileSystem: WorkspaceFileSystem = {
       return undefined;
     }
   },
-  findDocuments: (folder, limit, names) => findFiles(folder, { match: isDocumentName, accept: names ? acceptDocumentWith(names) : acceptDocument, gitignore: true, limit }),
-};
+  findDocuments: (folder, limit, names?) => findFiles(folder, { match: isDocumentName, accept: names ? acceptDocumentWith(names) : acceptDocument, gitignore: true, limit }),
+} satisfies WorkspaceFileSystem;
 
 /** A path that could not be searched, and why (a system error code or message). */
 export interface UnreadablePath {

@@ -11,7 +11,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonicalJson, readStoreEntry } from '../core/review/changes';
 import { type PinTarget, pinTargetAt } from '../core/documents/locate';
 import type { ListedTool } from '../core/verify/listing';
-import { schemaPinContent, toolPinContent } from '../core/pins/pins';
+import { type ParsedPin, schemaPinContent, toolPinContent } from '../core/pins/pins';
 import { PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import { isSecurityData } from '../core/verify/payloads';
 import { describeAge, type PinVerdict } from '../core/verify/verify';
@@ -87,7 +87,8 @@ export async function computeHover(document: TextDocument, offset: number, works
   const target = pinTargetAt(analysis, offset);
   if (!target) return null;
   const verification = await workspace.verification(file);
-  const verdict = target.pinSpan ? verification.verdicts.find((candidate) => candidate.span.offset === target.pinSpan!.offset) : undefined;
+  const pinSpan = target.pinSpan;
+  const verdict = pinSpan ? verification.verdicts.find((candidate) => candidate.span.offset === pinSpan.offset) : undefined;
   const { definition, listing } = await workspace.serverFor(file, target.kind, target.tool, verdict?.server ?? target.server);
   const liveTool = listing?.status === 'listed' ? listing.listing.tools.find((tool) => tool.name === target.tool) : undefined;
 
@@ -100,11 +101,12 @@ export async function computeHover(document: TextDocument, offset: number, works
   lines.push(`${state ? `${write.strong(state)} · ` : ''}${kind} of ${write.code(target.tool)}${definition ? ` on ${write.code(definition.name)}` : ''}`);
   // A drift of the security class is reviewed before anything else is read: the cues and the
   // pinned → live diff come first, right under the title (issue 22 §5).
-  const security = target.pin && liveTool && verdict?.state === 'drifted' ? verification.problems.find((found) => found.code === 'TP407' && target.pinSpan && found.span.offset === target.pinSpan.offset) : undefined;
-  if (security && isSecurityData(security.data) && liveTool) {
+  const pin = target.pin;
+  const security = pin && liveTool && verdict?.state === 'drifted' ? verification.problems.find((found) => found.code === 'TP407' && pinSpan && found.span.offset === pinSpan.offset) : undefined;
+  if (pin && security && isSecurityData(security.data) && liveTool) {
     lines.push('', `${write.strong('⚠ Security:')} the ${security.data.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:`);
     for (const cue of security.data.cues) lines.push(`- ${cue.label}: ${write.code(cue.evidence)}`);
-    lines.push('', ...(await changeSection(workspace, file, target, liveTool, write)));
+    lines.push('', ...(await changeSection(workspace, file, target, pin, liveTool, write)));
   }
   // Drift is explained by "What changed" below; other states need their reason.
   if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${write.code(verdict.reason)}`);
@@ -125,8 +127,8 @@ export async function computeHover(document: TextDocument, offset: number, works
   lines.push('', ...write.rows(rows));
   if (listing?.status === 'unavailable') lines.push('', `Server: ${write.code(listing.message)}`);
 
-  if (target.pin && liveTool && verdict?.state === 'drifted' && !(security && isSecurityData(security.data))) {
-    lines.push('', ...(await changeSection(workspace, file, target, liveTool, write)));
+  if (pin && liveTool && verdict?.state === 'drifted' && !(security && isSecurityData(security.data))) {
+    lines.push('', ...(await changeSection(workspace, file, target, pin, liveTool, write)));
   }
   if (liveTool) {
     lines.push('', write.rule(), '', write.strong('Live tool'));
@@ -141,14 +143,11 @@ export async function computeHover(document: TextDocument, offset: number, works
 }
 
 function spanOfTarget(target: PinTarget): { offset: number; length: number } {
-  if (target.kind === 'schema') return target.step.mcp!.toolName!.span;
-  const entry = target.instance.snapshot.find((candidate) => candidate.tool.value === target.tool);
-  if (target.on === 'key' && entry) return entry.tool.span;
-  return target.instance.include?.find((candidate) => candidate.value === target.tool)?.span ?? target.pinSpan ?? target.instance.name!.span;
+  if (target.kind === 'schema' || target.on === 'key') return target.toolSpan;
+  return target.instance.include?.find((candidate) => candidate.value === target.tool)?.span ?? target.pinSpan ?? target.toolSpan;
 }
 
-async function changeSection(workspace: LiveWorkspace, file: string, target: PinTarget, liveTool: ListedTool, write: HoverWriter): Promise<string[]> {
-  const pin = target.pin!;
+async function changeSection(workspace: LiveWorkspace, file: string, target: PinTarget, pin: ParsedPin, liveTool: ListedTool, write: HoverWriter): Promise<string[]> {
   const stored = await workspace.pinnedContent(file, pin);
   if (stored === undefined) {
     return [`${write.strong('What changed:')} unknown — the pinned content is not in ${write.code(PIN_STORE_FOLDER)} (pins written by hand or by other tools). Re-pinning with Toolpin records it, so the next change shows a diff.`];

@@ -45,11 +45,13 @@ async function resolve(location: PinLocation, documents: TextDocuments<TextDocum
   const target = analysis ? pinTargetAt(analysis, document.offsetAt(location.position)) : undefined;
   if (!target) return null;
   const verification = await workspace.verification(file);
-  const verdict = target.pinSpan ? verification.verdicts.find((candidate) => candidate.span.offset === target.pinSpan!.offset) : undefined;
+  const pinSpan = target.pinSpan;
+  const verdict = pinSpan ? verification.verdicts.find((candidate) => candidate.span.offset === pinSpan.offset) : undefined;
   const { definition, listing } = await workspace.serverFor(file, target.kind, target.tool, verdict?.server ?? target.server);
   const tools = listing?.status === 'listed' ? listing.listing.tools.filter((tool) => tool.name === target.tool) : [];
   let live: string | null = null;
   let liveContentCanonical: string | null = null;
+  const inputSchema = tools[0]?.inputSchema;
   if (tools.length > 0) {
     if (target.kind === 'tool') {
       const pin = liveToolPin(tools);
@@ -57,9 +59,9 @@ async function resolve(location: PinLocation, documents: TextDocuments<TextDocum
         live = pin.pin;
         liveContentCanonical = pin.content;
       }
-    } else if (tools[0]!.inputSchema !== undefined) {
-      liveContentCanonical = schemaPinContent(tools[0]!.inputSchema);
-      live = schemaPin(tools[0]!.inputSchema);
+    } else if (inputSchema !== undefined) {
+      liveContentCanonical = schemaPinContent(inputSchema);
+      live = schemaPin(inputSchema);
     }
   }
   const stored = target.pin ? await workspace.pinnedContent(file, target.pin) : undefined;

@@ -3,7 +3,8 @@
  * files for the server, a log that grows is read when the client says it changed, and no timer
  * reads it otherwise: an append without an event sends no history-changed notification. A client
  * that cannot watch gets the fallback: the known logs are read every 2 s. A created log, reported
- * as created, is found without any walk of the folders on a timer.
+ * as created, is found without any walk of the folders on a timer. Time is the harness's virtual
+ * clock: "nothing polls" is "no timer fires while 3 s pass", and the poll runs when 2 s have.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,15 +35,10 @@ function workspace(): { folder: string; log: string } {
   return { folder, log };
 }
 
-/** The executions once the start-up scan has found the first log (it runs after initialized). */
-async function executionsAfterStart(server: InProcessServer, expected: number): Promise<number> {
-  const until = Date.now() + 10_000;
-  let found = await executions(server);
-  while (found !== expected && Date.now() < until) {
-    await sleep(100);
-    found = await executions(server);
-  }
-  return found;
+/** The executions once the start-up scan has found the first log (it runs after initialized, and says so). */
+async function executionsAfterStart(server: InProcessServer): Promise<number> {
+  await server.notification(HistoryChangedNotification.method);
+  return executions(server);
 }
 
 async function executions(server: InProcessServer): Promise<number> {
@@ -50,22 +46,9 @@ async function executions(server: InProcessServer): Promise<number> {
   return (report?.servers ?? []).flatMap((entry) => entry.tools).flatMap((tool) => tool.hashes).reduce((sum, hash) => sum + hash.count, 0);
 }
 
-/** Counts history-changed notifications from now on. */
-function countNotifications(server: InProcessServer): { readonly count: () => number } {
-  let count = 0;
-  server.connection.onNotification(HistoryChangedNotification, () => void count++);
-  return { count: () => count };
-}
-
-const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (condition()) return true;
-    await sleep(50);
-  }
-  return condition();
+/** Waits for the next history-changed notification after the `seen` first ones. */
+function changedAfter(server: InProcessServer, seen: number): Promise<unknown> {
+  return server.notification(HistoryChangedNotification.method, (_params, index) => index >= seen);
 }
 
 describe('dispatch history by file events', () => {
@@ -77,20 +60,22 @@ describe('dispatch history by file events', () => {
       capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } },
     });
     try {
-      assert.equal(await executionsAfterStart(server, 1), 1);
-      const notifications = countNotifications(server);
+      assert.equal(await executionsAfterStart(server), 1);
+      const seen = server.notificationCount(HistoryChangedNotification.method);
       appendFileSync(log, dispatched(2, 'exec_2'));
-      // Longer than the fallback poll's period: no timer may read the log.
-      await sleep(3000);
-      assert.equal(notifications.count(), 0, 'no poll read the appended event');
+      // Longer than the fallback poll's period: no timer fires at all, so none reads the log.
+      const fired = server.clock.fired();
+      await server.clock.advance(3000);
+      assert.equal(server.clock.fired(), fired, 'a timer fired within 3 s: something polls');
+      assert.equal(server.notificationCount(HistoryChangedNotification.method), seen, 'no poll read the appended event');
       await server.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: pathToUri(log), type: FileChangeType.Changed }] });
-      assert.ok(await waitFor(() => notifications.count() === 1, 5000), 'the change event was read');
+      await changedAfter(server, seen);
       assert.equal(await executions(server), 2);
 
       const second = path.join(folder, 'more.events.jsonl');
       writeFileSync(second, dispatched(3, 'exec_3'));
       await server.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: pathToUri(second), type: FileChangeType.Created }] });
-      assert.ok(await waitFor(() => notifications.count() === 2, 5000), 'the created log was found');
+      await changedAfter(server, seen + 1);
       assert.equal(await executions(server), 3);
     } finally {
       await server.stop();
@@ -101,10 +86,14 @@ describe('dispatch history by file events', () => {
     const { folder, log } = workspace();
     const server = await startInProcessServer({ rootUri: pathToUri(folder) });
     try {
-      assert.equal(await executionsAfterStart(server, 1), 1);
-      const notifications = countNotifications(server);
+      assert.equal(await executionsAfterStart(server), 1);
+      const seen = server.notificationCount(HistoryChangedNotification.method);
       appendFileSync(log, dispatched(2, 'exec_2'));
-      assert.ok(await waitFor(() => notifications.count() >= 1, 6000), 'the poll read the append');
+      // No event comes: once the poll's 2 s have passed, the poll reads the append.
+      assert.equal(server.notificationCount(HistoryChangedNotification.method), seen);
+      await server.clock.advance(2000);
+      await changedAfter(server, seen);
+      assert.equal(await executions(server), 2);
     } finally {
       await server.stop();
     }

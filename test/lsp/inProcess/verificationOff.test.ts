@@ -26,12 +26,10 @@ const codes = (params: { diagnostics: Array<{ code?: unknown }> }): string[] => 
 
 let workspace: WorkspaceFixture;
 let server: InProcessServer;
-const statuses: StatusParams[] = [];
 before(async () => {
   workspace = createWorkspace('toolpin-inproc-verify-off-');
   workspace.mcpServers({ demo: { command: 'fake-mcp-server' } });
   server = await startInProcessServer({ rootUri: workspace.uri, settings: { verify: { enable: false }, validate: { debounceMs: 0 } }, servers: { demo: [ECHO_UPPER, ADD_NUMBERS] } });
-  server.connection.onNotification(StatusNotification, (status) => void statuses.push(status));
 });
 after(async () => {
   await server.stop();
@@ -43,9 +41,7 @@ test('verification off: structure problems only, no server asked, and the status
   server.open(uri, TEXT);
   const published = await server.diagnostics(uri, (params) => params.diagnostics.length > 0);
   assert.deepEqual(codes(published), ['TP204'], 'the malformed pin only; nothing per pin for verification');
-  const until = Date.now() + 5000;
-  while (Date.now() < until && !statuses.some((status) => status.servers.length > 0)) await new Promise((resolve) => setTimeout(resolve, 50));
-  const status = statuses.at(-1)!;
+  const status = await server.notification<StatusParams>(StatusNotification.method, (params) => params.servers.length > 0);
   assert.equal(status.verification, 'off');
   assert.deepEqual(status.servers.map((entry) => [entry.name, entry.state]), [['demo', 'off']]);
   assert.equal(server.servers.current.calls.ensure, 0, 'no listing was asked for');

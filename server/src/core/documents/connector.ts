@@ -234,10 +234,11 @@ export function readInstance(node: JsonNode, index: number, problems: Problem[],
     problems.push(problem('TP104', provider.span, `${label} uses the mcp provider but has no "providerConfig" with a "transport"`, { data: { field: 'providerConfig' } }));
   }
   if (configNode?.type === 'object') {
-    const snapshotNode = getProperty(configNode, 'toolsSnapshot')?.valueNode;
+    const snapshotProperty = getProperty(configNode, 'toolsSnapshot');
+    const snapshotNode = snapshotProperty?.valueNode;
     if (!isMcp) {
       if (snapshotNode) {
-        problems.push(problem('TP309', spanOf(getProperty(configNode, 'toolsSnapshot')!.keyNode), `toolsSnapshot pins are read only on "provider": "mcp" connectors; ${label} has provider "${provider?.value ?? '(none)'}"`));
+        problems.push(problem('TP309', spanOf(snapshotProperty?.keyNode ?? snapshotNode), `toolsSnapshot pins are read only on "provider": "mcp" connectors; ${label} has provider "${provider?.value ?? '(none)'}"`));
       }
     } else {
       // A computed provider may be another one, whose providerConfig is free-form: only the pins
@@ -400,20 +401,22 @@ function readAuth(node: JsonNode | undefined, label: string, problems: Problem[]
   }
   for (const required of fields.required) {
     if (!getProperty(node, required)) {
-      problems.push(problem('TP304', spanOf(typeNode!), `"${type.value}" auth needs "${required}"`));
+      problems.push(problem('TP304', type.span, `"${type.value}" auth needs "${required}"`));
       valid = false;
     }
   }
   if (!valid) return undefined;
+  // Valid: every required field of the type is there, so the defaults below are never taken.
+  const { credentialRef = '', username = '', headerName = 'X-API-Key' } = values;
   switch (type.value) {
     case 'none':
       return { type: 'none' };
     case 'bearer':
-      return { type: 'bearer', credentialRef: values.credentialRef! };
+      return { type: 'bearer', credentialRef };
     case 'api-key':
-      return { type: 'api-key', credentialRef: values.credentialRef!, headerName: values.headerName ?? 'X-API-Key' };
+      return { type: 'api-key', credentialRef, headerName };
     default:
-      return { type: 'basic', username: values.username!, credentialRef: values.credentialRef! };
+      return { type: 'basic', username, credentialRef };
   }
 }
 

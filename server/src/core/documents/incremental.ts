@@ -100,8 +100,8 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
   if (!region) return previous;
   const steps = previous.model.steps;
   const position = stepContaining(steps, region);
-  if (position < 0) return undefined;
-  const old = steps[position]!;
+  const old = steps[position];
+  if (!old) return undefined;
   const delta = region.nextEnd - region.previousEnd;
   const oldStart = old.node.offset;
   const oldEnd = oldStart + old.node.length;
@@ -114,15 +114,15 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
   const parent = old.node.parent;
   // A step is an item of the steps array, whose children array is the tree's own (a property's
   // children are a fresh array on each read, where replacing an entry would change nothing).
-  const slot = parent?.type === 'array' ? (parent.children?.indexOf(old.node) ?? -1) : -1;
-  if (!parent || slot < 0) return undefined;
+  const siblings: MovableNode[] | undefined = parent?.type === 'array' ? parent.children : undefined;
+  const slot = siblings ? siblings.indexOf(old.node) : -1;
+  if (!parent || !siblings || slot < 0) return undefined;
 
   // From here on the previous analysis is consumed: the new step goes into the tree, and
   // everything behind it moves by `delta`.
   shiftTree(node, oldStart);
   const movable: MovableNode = node;
   movable.parent = parent;
-  const siblings: MovableNode[] = parent.children!;
   siblings[slot] = node;
   if (delta !== 0) shiftBehind(node, delta);
 
@@ -148,7 +148,7 @@ export function reanalyzeBlueprint(previousText: string, previous: BlueprintAnal
 
   const nextSteps: StepModel[] = steps.slice();
   nextSteps[position] = step;
-  if (delta !== 0) for (let index = position + 1; index < nextSteps.length; index++) shiftStepInPlace(nextSteps[index]!, delta);
+  if (delta !== 0) for (const behind of nextSteps.slice(position + 1)) shiftStepInPlace(behind, delta);
   const name = previous.model.name && previous.model.name.span.offset >= oldEnd ? shiftedField(previous.model.name, delta) : previous.model.name;
   const model: BlueprintModel = { kind: 'blueprint', name, steps: nextSteps };
 
@@ -177,15 +177,15 @@ function stepContaining(steps: readonly StepModel[], region: ChangedRegion): num
   let found = -1;
   while (low <= high) {
     const middle = (low + high) >> 1;
-    if (steps[middle]!.node.offset < region.start) {
+    if ((steps[middle]?.node.offset ?? Infinity) < region.start) {
       found = middle;
       low = middle + 1;
     } else {
       high = middle - 1;
     }
   }
-  if (found < 0) return -1;
-  const node = steps[found]!.node;
+  const node = steps[found]?.node;
+  if (!node) return -1;
   // Strictly inside: after the opening brace, and ending before the closing one.
   return region.start > node.offset && region.previousEnd < node.offset + node.length ? found : -1;
 }
@@ -204,7 +204,8 @@ function containerDepth(node: JsonNode): number {
 function shiftTree(root: MovableNode, delta: number, pending: MovableNode[] = []): void {
   pending.push(root);
   while (pending.length > 0) {
-    const node = pending.pop()!;
+    const node = pending.pop();
+    if (!node) break;
     node.offset += delta;
     if (node.colonOffset !== undefined) node.colonOffset += delta;
     if (node instanceof PropertyNode) {
@@ -225,7 +226,7 @@ function shiftBehind(node: MovableNode, delta: number): void {
   for (let ancestor = node.parent; ancestor; child = ancestor, ancestor = ancestor.parent) {
     ancestor.length += delta;
     const siblings = ancestor.children ?? [];
-    for (let index = siblings.indexOf(child) + 1; index < siblings.length; index++) shiftTree(siblings[index]!, delta, pending);
+    for (const sibling of siblings.slice(siblings.indexOf(child) + 1)) shiftTree(sibling, delta, pending);
   }
 }
 

@@ -11,8 +11,8 @@ import type { ParsedPin } from '../pins/pins';
 import type { Span } from '../problems';
 
 export type PinTarget =
-  | { readonly kind: 'schema'; readonly tool: string; readonly server: string | undefined; readonly pin: ParsedPin | undefined; readonly pinSpan: Span | undefined; readonly step: StepModel; readonly on: 'toolName' | 'pin' }
-  | { readonly kind: 'tool'; readonly tool: string; readonly server: string | undefined; readonly pin: ParsedPin | undefined; readonly pinSpan: Span | undefined; readonly instance: ConnectorInstanceModel; readonly on: 'key' | 'pin' | 'include' };
+  | { readonly kind: 'schema'; readonly tool: string; readonly toolSpan: Span; readonly server: string | undefined; readonly pin: ParsedPin | undefined; readonly pinSpan: Span | undefined; readonly step: StepModel; readonly on: 'toolName' | 'pin' }
+  | { readonly kind: 'tool'; readonly tool: string; readonly toolSpan: Span; readonly server: string | undefined; readonly pin: ParsedPin | undefined; readonly pinSpan: Span | undefined; readonly instance: ConnectorInstanceModel; readonly on: 'key' | 'pin' | 'include' };
 
 function inside(span: Span, offset: number): boolean {
   return offset >= span.offset && offset <= span.offset + span.length;
@@ -24,21 +24,21 @@ export function pinTargetAt(analysis: DocumentModel, offset: number): PinTarget 
   for (const step of blueprintOf(analysis)?.steps ?? []) {
     const mcp = step.mcp;
     if (!mcp?.toolName) continue;
-    const base = { kind: 'schema' as const, tool: mcp.toolName.value, server: mcp.server?.value, pin: mcp.pin, pinSpan: mcp.expectedSchemaHash?.span, step };
+    const base = { kind: 'schema' as const, tool: mcp.toolName.value, toolSpan: mcp.toolName.span, server: mcp.server?.value, pin: mcp.pin, pinSpan: mcp.expectedSchemaHash?.span, step };
     if (inside(mcp.toolName.span, offset)) return { ...base, on: 'toolName' };
     if (mcp.expectedSchemaHash && inside(mcp.expectedSchemaHash.span, offset)) return { ...base, on: 'pin' };
   }
   for (const instance of connectorOf(analysis)?.instances ?? []) {
     const server = instance.name?.value;
     for (const entry of instance.snapshot) {
-      const base = { kind: 'tool' as const, tool: entry.tool.value, server, pin: entry.parsed, pinSpan: entry.pin.span, instance };
+      const base = { kind: 'tool' as const, tool: entry.tool.value, toolSpan: entry.tool.span, server, pin: entry.parsed, pinSpan: entry.pin.span, instance };
       if (inside(entry.tool.span, offset)) return { ...base, on: 'key' };
       if (inside(entry.pin.span, offset)) return { ...base, on: 'pin' };
     }
     for (const entry of instance.include ?? []) {
       if (inside(entry.span, offset)) {
         const pinned = instance.snapshot.find((candidate) => candidate.tool.value === entry.value);
-        return { kind: 'tool', tool: entry.value, server, pin: pinned?.parsed, pinSpan: pinned?.pin.span, instance, on: 'include' };
+        return { kind: 'tool', tool: entry.value, toolSpan: entry.span, server, pin: pinned?.parsed, pinSpan: pinned?.pin.span, instance, on: 'include' };
       }
     }
   }
@@ -108,17 +108,19 @@ export function sourceSlotAt(analysis: DocumentModel, text: string, offset: numb
   for (const step of analysis.model.blueprint.steps) {
     if (!step.mcp || offset < step.node.offset || offset > step.node.offset + step.node.length) continue;
     const found = literalAt(step.node, text, offset);
-    if (!found || found.atKey || found.path.length !== 1) return undefined;
-    const kind = STEP_SLOTS.get(found.path[0]!);
+    const [key, ...deeper] = found?.path ?? [];
+    if (!found || found.atKey || key === undefined || deeper.length > 0) return undefined;
+    const kind = STEP_SLOTS.get(key);
     return kind ? { kind, literal: spanOf(found.node), quote: found.quote, step } : undefined;
   }
   for (const instance of analysis.model.connector.instances) {
     if (offset < instance.node.offset || offset > instance.node.offset + instance.node.length) continue;
     const found = literalAt(instance.node, text, offset);
-    if (!found || found.path.length !== 3 || found.path[0] !== 'providerConfig') return undefined;
+    const [root, list, tool, ...deeper] = found?.path ?? [];
+    if (!found || root !== 'providerConfig' || list === undefined || tool === undefined || deeper.length > 0) return undefined;
     const base = { literal: spanOf(found.node), quote: found.quote, instance };
-    if (found.path[1] === 'include' && found.path[2] === '[]' && !found.atKey) return { kind: 'include', ...base };
-    if (found.path[1] === 'toolsSnapshot') return found.atKey ? { kind: 'snapshotKey', ...base } : { kind: 'toolPin', ...base, tool: found.path[2]! };
+    if (list === 'include' && tool === '[]' && !found.atKey) return { kind: 'include', ...base };
+    if (list === 'toolsSnapshot') return found.atKey ? { kind: 'snapshotKey', ...base } : { kind: 'toolPin', ...base, tool };
     return undefined;
   }
   return undefined;

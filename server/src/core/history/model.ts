@@ -150,7 +150,7 @@ class Slot {
   setExecutionIdBytes(source: Uint8Array, start: number, end: number): void {
     const bytes = this.bytes;
     const cell = this.cell;
-    for (let index = start; index < end; index++) bytes[cell + index - start] = source[index]!;
+    for (let index = start; index < end; index++) bytes[cell + index - start] = source[index] ?? 0;
     this.idLength = end - start;
     this.idText = '';
   }
@@ -173,7 +173,7 @@ class Slot {
     // A loop, not set(subarray(…)): ids are short, and a subarray is an object per copy.
     const to = this.bytes;
     const from = other.bytes;
-    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index]!;
+    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index] ?? 0;
     this.blueprint = other.blueprint;
     this.stepId = other.stepId;
     this.line = other.line;

@@ -210,7 +210,8 @@ function buildTreeWithVisit(text: string, errors: ParseError[], options: ParseOp
     if (node.type !== 'property' && ++depth > maxDepth) exceeded = true;
   };
   const close = (): void => {
-    const start = opened.pop()!;
+    // Every close follows its open, so the stack holds this node's start (`top` would keep nothing).
+    const start = opened.pop() ?? top;
     if (current instanceof PropertyNode) {
       // The grammar gives a property at most one value after its key (jsonc-parser's visitor
       // parses one value after the colon): a field, not an array.
@@ -338,16 +339,17 @@ export function collectDuplicateKeys(node: JsonNode, problems: Problem[]): void 
     // object behind. Long objects still get a Map.
     const firstByKey = members.length > 16 ? new Map<string, JsonNode>() : undefined;
     for (let index = 0; index < members.length; index++) {
-      const member = members[index]!;
-      const key = propertyKeyText(member);
-      if (key === undefined) continue;
+      const member = members[index];
+      const key = member && propertyKeyText(member);
+      if (member === undefined || key === undefined) continue;
       let first: JsonNode | undefined;
       if (firstByKey) {
         first = firstByKey.get(key);
         if (!first) firstByKey.set(key, member);
       } else {
         for (let before = 0; before < index && !first; before++) {
-          if (propertyKeyText(members[before]!) === key) first = members[before];
+          const other = members[before];
+          if (other && propertyKeyText(other) === key) first = other;
         }
       }
       if (first) {
@@ -409,8 +411,8 @@ export function getProperty(node: JsonNode | undefined, key: string): JsonProper
   // From the end: the last member with the key wins. Only the found member becomes an object (a
   // step's model reads a dozen properties, and a list of every member per read was garbage).
   for (let index = node.children.length - 1; index >= 0; index--) {
-    const propertyNode = node.children[index]!;
-    if (propertyKeyText(propertyNode) === key) return new Member(key, propertyValueNode(propertyNode), propertyNode);
+    const propertyNode = node.children[index];
+    if (propertyNode && propertyKeyText(propertyNode) === key) return new Member(key, propertyValueNode(propertyNode), propertyNode);
   }
   return undefined;
 }

@@ -37,18 +37,18 @@ export class LineIndex {
     let high = this.lineStarts.length - 1;
     while (low < high) {
       const middle = (low + high + 1) >> 1;
-      if (this.lineStarts[middle]! <= clamped) low = middle;
+      if ((this.lineStarts[middle] ?? 0) <= clamped) low = middle;
       else high = middle - 1;
     }
-    return { line: low, character: clamped - this.lineStarts[low]! };
+    return { line: low, character: clamped - (this.lineStarts[low] ?? 0) };
   }
 
   /** The offset of a position; positions past a line's end clamp to it. */
   offsetAt(position: Position): number {
-    if (position.line >= this.lineStarts.length) return this.text.length;
     if (position.line < 0) return 0;
-    const start = this.lineStarts[position.line]!;
-    const next = position.line + 1 < this.lineStarts.length ? this.lineStarts[position.line + 1]! : this.text.length;
+    const start = this.lineStarts[position.line];
+    if (start === undefined) return this.text.length;
+    const next = this.lineStarts[position.line + 1] ?? this.text.length;
     return Math.min(start + Math.max(0, position.character), next);
   }
 }

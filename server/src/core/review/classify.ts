@@ -91,9 +91,9 @@ function summarize(report: ChangeReport): string {
 
 /** `required property "locale" added (breaking)`, plus `and N more (…)` when there are several. */
 export function describeSchemaChanges(changes: readonly SchemaChange[]): string {
-  if (changes.length === 0) return 'no change';
-  const worst = worstImpact(changes)!;
-  const first = changes.find((change) => change.impact === worst)!;
+  const worst = worstImpact(changes);
+  const first = changes.find((change) => change.impact === worst) ?? changes[0];
+  if (first === undefined) return 'no change';
   const head = `${first.detail} (${first.impact})`;
   if (changes.length === 1) return head;
   const rest = changes.filter((change) => change !== first);

@@ -194,16 +194,16 @@ function compareAllowedValues(a: Schema, b: Schema, at: Location, out: SchemaCha
   const pointer = `${at.pointer}/${keyword}`;
   const beforeValue = a.enum ?? a.const;
   const afterValue = b.enum ?? b.const;
-  if (!before && after) {
-    out.push(change('enum-narrowed', 'breaking', pointer, at.argument, `${subject(at)} is now limited to ${listValues(after)}`, beforeValue, afterValue));
+  if (!before) {
+    if (after) out.push(change('enum-narrowed', 'breaking', pointer, at.argument, `${subject(at)} is now limited to ${listValues(after)}`, beforeValue, afterValue));
     return;
   }
-  if (before && !after) {
+  if (!after) {
     out.push(change('enum-widened', 'widening', pointer, at.argument, `${subject(at)} is no longer limited to ${listValues(before)}`, beforeValue, afterValue));
     return;
   }
-  const beforeKeys = new Map(before!.map((value) => [jsonKey(value), value]));
-  const afterKeys = new Map(after!.map((value) => [jsonKey(value), value]));
+  const beforeKeys = new Map(before.map((value) => [jsonKey(value), value]));
+  const afterKeys = new Map(after.map((value) => [jsonKey(value), value]));
   const removed = [...beforeKeys].filter(([key]) => !afterKeys.has(key)).map(([, value]) => value);
   const added = [...afterKeys].filter(([key]) => !beforeKeys.has(key)).map(([, value]) => value);
   if (removed.length === 0 && added.length === 0) return; // same set, other order: no change to what validates
@@ -227,11 +227,12 @@ function acceptedBesidesValues(schema: Schema, value: unknown): boolean | undefi
   let known = true;
   for (const key of Object.keys(schema)) {
     if (key === 'type' || key === 'enum' || key === 'const' || COSMETIC_KEYWORDS.has(key)) continue;
+    const keywordType = appliesTo(key);
     if (LOWER_BOUNDS.has(key) || UPPER_BOUNDS.has(key)) {
       const verdict = meetsBound(key, schema[key], value);
       if (verdict === false) return false;
       if (verdict === undefined) known = false;
-    } else if (appliesTo(key) !== undefined && !typesCover(new Set([appliesTo(key)!]), new Set([jsonType(value)]))) {
+    } else if (keywordType !== undefined && !typesCover(new Set([keywordType]), new Set([jsonType(value)]))) {
       continue; // a keyword for another type of value
     } else {
       known = false;

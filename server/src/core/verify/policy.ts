@@ -200,11 +200,11 @@ export function parsePolicy(text: string, now: number): PolicyAnalysis {
     }
     const security = codes.filter((code) => SECURITY_CLASS.has(code));
     const latest = dayOf(now + SECURITY_IGNORE_MAX_DAYS * 86_400_000);
-    if (ok && security.length > 0 && expires!.value > latest) {
-      problems.push(invalid(expires!.span, `the ignore of the security-class code ${security.join(', ')} in ${where} expires on ${expires!.value}, more than ${SECURITY_IGNORE_MAX_DAYS} days ahead: it must expire by ${latest}; until then the finding is reported`));
+    if (ok && expires && security.length > 0 && expires.value > latest) {
+      problems.push(invalid(expires.span, `the ignore of the security-class code ${security.join(', ')} in ${where} expires on ${expires.value}, more than ${SECURITY_IGNORE_MAX_DAYS} days ahead: it must expire by ${latest}; until then the finding is reported`));
       ok = false;
     }
-    if (ok) ignore.push({ ...scope!, codes, reason: reason!.value.trim(), expires: expires!.value });
+    if (ok && scope && reason && expires) ignore.push({ ...scope, codes, reason: reason.value.trim(), expires: expires.value });
   });
   return { policy: { rules, ignore }, problems };
 }

@@ -224,8 +224,10 @@ function liveSchemaPin(tools: ListedTool[]): LivePin {
       throw error;
     }
   }
-  if (differs) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different input schemas` };
-  return { pin: first!, content, tool: tools[0]! };
+  const [head] = tools;
+  if (head === undefined || first === undefined) return { cannot: 'the server lists no tool of that name' };
+  if (differs) return { cannot: `the server serves "${head.name}" ${tools.length} times with different input schemas` };
+  return { pin: first, content, tool: head };
 }
 
 export function liveToolPin(tools: ListedTool[]): LivePin {
@@ -245,8 +247,10 @@ export function liveToolPin(tools: ListedTool[]): LivePin {
       throw error;
     }
   }
-  if (differs) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different content` };
-  return { pin: first!, content, tool: tools[0]! };
+  const [head] = tools;
+  if (head === undefined || first === undefined) return { cannot: 'the server lists no tool of that name' };
+  if (differs) return { cannot: `the server serves "${head.name}" ${tools.length} times with different content` };
+  return { pin: first, content, tool: head };
 }
 
 /** Compares a pinned value with a live one in the pin's own style, so a bare pin matches bare. */
@@ -323,7 +327,7 @@ const PIN_PROBLEM_CODES: ReadonlySet<string> = new Set(['TP400', 'TP401', 'TP402
 
 /** The span of the pin diagnostic reported since `before` (the last one), if any. */
 function reportedPinSpan(problems: readonly Problem[], before: number): Span | undefined {
-  const last = problems.length > before ? problems[problems.length - 1]! : undefined;
+  const last = problems.length > before ? problems.at(-1) : undefined;
   return last && PIN_PROBLEM_CODES.has(last.code) ? last.span : undefined;
 }
 
@@ -511,8 +515,9 @@ export function verifyConnector(file: string, model: ConnectorModel, definitions
   const verdicts: PinVerdict[] = [];
   const problems: Problem[] = [];
   for (const instance of model.instances) {
-    if (!readsPins(instance) || !instance.name) continue;
-    const definition = definitions.find((candidate) => candidate.origin.file === file && candidate.origin.span?.offset === instance.name!.span.offset);
+    const name = instance.name;
+    if (!readsPins(instance) || !name) continue;
+    const definition = definitions.find((candidate) => candidate.origin.file === file && candidate.origin.span?.offset === name.span.offset);
     if (!definition) continue;
     verifyInstance(instance, definition, context, verdicts, problems);
   }
