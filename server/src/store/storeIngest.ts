@@ -7,11 +7,13 @@
  * 2. read its checkpoint; a log now shorter than the checkpoint, or whose first bytes changed
  *    (SHA-256 of up to {@link HEAD_BYTES}), was truncated or replaced: its rows are deleted and it is
  *    read again from the start;
- * 3. stream the lines after the checkpoint, parsed by the file reader's own line parser
- *    (`parseEventLine`, so malformed lines are the same problems at the same positions), into a
- *    temporary table with `COPY … FROM STDIN`;
- * 4. `INSERT … SELECT … ON CONFLICT DO NOTHING` into `toolpin_dispatch` (identity: executionId and
- *    seq), adding the rows really inserted to the per-key counts of `toolpin_key`;
+ * 3. read the lines after the checkpoint with the file reader's own byte scanner (eventBytes.ts)
+ *    and, for what it leaves, its line parser (`checkLine`), so malformed lines are the same
+ *    problems at the same positions;
+ * 4. `COPY` the dispatches, a batch at a time, straight into `toolpin_dispatch` (identity:
+ *    executionId and seq); a batch that holds an event already stored goes through a temporary
+ *    table and `INSERT … ON CONFLICT DO NOTHING` instead ({@link DispatchBatches}); the rows really
+ *    inserted are added to the per-key counts of `toolpin_key`;
  * 5. write the checkpoint (position after the last complete line, counters, first problems) and
  *    `NOTIFY`, and commit — rows and checkpoint together, so a run killed at any moment leaves the
  *    store as before that transaction or after it, never in between.
