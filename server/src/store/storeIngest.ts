@@ -59,9 +59,11 @@ export interface IngestResult {
   readonly torn: LineProblem | undefined;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /** Lines of a source, as bytes arrive: complete lines are handed on as byte ranges, the remainder kept. */
 class LineSplitter {
-  private carry: Buffer = Buffer.alloc(0);
+  private carry: Buffer = EMPTY;
   /** Byte offset (in the log) of the first byte of `carry`. */
   private carryOffset: number;
   line: number;
@@ -86,7 +88,24 @@ class LineSplitter {
   }
 
   push(chunk: Buffer): void {
-    const bytes = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    let bytes = chunk;
+    if (this.carry.length > 0) {
+      // Only the line the carry begins is joined (the chunk itself is not copied), unless the
+      // chunk does not end it.
+      const firstEnd = chunk.indexOf(10);
+      if (firstEnd < 0) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        return;
+      }
+      const joined = Buffer.concat([this.carry, chunk.subarray(0, firstEnd + 1)]);
+      const end = joined.length - 1;
+      const contentEnd = end > 0 && joined[end - 1] === 13 ? end - 1 : end;
+      this.line++;
+      this.visit(joined, 0, contentEnd, this.line, this.carryOffset);
+      this.carryOffset += joined.length;
+      this.carry = EMPTY;
+      bytes = chunk.subarray(firstEnd + 1);
+    }
     let from = 0;
     for (;;) {
       const end = bytes.indexOf(10, from);
@@ -97,7 +116,7 @@ class LineSplitter {
       from = end + 1;
     }
     this.carryOffset += from;
-    this.carry = Buffer.from(bytes.subarray(from));
+    this.carry = from < bytes.length ? Buffer.from(bytes.subarray(from)) : EMPTY;
   }
 }
 
