@@ -518,33 +518,49 @@ export async function ingestSource(client: Pg.Client, source: string, input: Ing
     const remainder = splitter.remainder;
     const torn: LineProblem | undefined = remainder ? { line: remainder.line, offset: remainder.offset, reason: 'torn', message: TORN_LINE_MESSAGE } : undefined;
 
-    if (input.kind === 'file') {
-      const head = await headOf(input.path, Math.min(HEAD_BYTES, splitter.position));
-      await client.query(
-        `INSERT INTO toolpin_source (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
-         ON CONFLICT (source) DO UPDATE SET position = excluded.position, line = excluded.line, head_length = excluded.head_length,
-           head_sha256 = excluded.head_sha256, lines = excluded.lines, blank = excluded.blank, dispatched = excluded.dispatched,
-           skipped = excluded.skipped, malformed = excluded.malformed, torn = excluded.torn, problems = excluded.problems, updated_at = now()`,
-        [source, splitter.position, splitter.line, head.length, head.sha256, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
-      );
-    } else {
-      // A stream has no position to resume from: its counters add up run after run, and the
-      // identity of each event keeps the rows free of duplicates.
-      await client.query(
-        `INSERT INTO toolpin_source AS s (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
-         VALUES ($1, 0, 0, 0, '', $2, $3, $4, $5, $6, $7, $8, now())
-         ON CONFLICT (source) DO UPDATE SET lines = s.lines + excluded.lines, blank = s.blank + excluded.blank, dispatched = s.dispatched + excluded.dispatched,
-           skipped = s.skipped + excluded.skipped, malformed = s.malformed + excluded.malformed, torn = excluded.torn, updated_at = now()`,
-        [source, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
-      );
-    }
+    await saveSource(client, source, input, { position: splitter.position, line: splitter.line }, counters, torn, keptProblems);
     if (insertedCount > 0 || reset) await client.query('SELECT pg_notify($1, $2)', [STORE_CHANNEL, source]);
     await client.query('COMMIT');
     return { source, reset, linesRead, dispatchesRead, inserted: insertedCount, problems: newProblems, malformedRead, torn };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * Writes the source's counters and problems; for a file also the checkpoint the next ingest resumes
+ * from (`read`: the byte position and line reached, and the head of the file that far).
+ */
+async function saveSource(
+  client: Pg.Client,
+  source: string,
+  input: IngestInput,
+  read: { readonly position: number; readonly line: number },
+  counters: SourceCounters,
+  torn: LineProblem | undefined,
+  keptProblems: readonly LineProblem[],
+): Promise<void> {
+  if (input.kind === 'file') {
+    const head = await headOf(input.path, Math.min(HEAD_BYTES, read.position));
+    await client.query(
+      `INSERT INTO toolpin_source (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
+       ON CONFLICT (source) DO UPDATE SET position = excluded.position, line = excluded.line, head_length = excluded.head_length,
+         head_sha256 = excluded.head_sha256, lines = excluded.lines, blank = excluded.blank, dispatched = excluded.dispatched,
+         skipped = excluded.skipped, malformed = excluded.malformed, torn = excluded.torn, problems = excluded.problems, updated_at = now()`,
+      [source, read.position, read.line, head.length, head.sha256, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
+    );
+  } else {
+    // A stream has no position to resume from: its counters add up run after run, and the
+    // identity of each event keeps the rows free of duplicates.
+    await client.query(
+      `INSERT INTO toolpin_source AS s (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
+       VALUES ($1, 0, 0, 0, '', $2, $3, $4, $5, $6, $7, $8, now())
+       ON CONFLICT (source) DO UPDATE SET lines = s.lines + excluded.lines, blank = s.blank + excluded.blank, dispatched = s.dispatched + excluded.dispatched,
+         skipped = s.skipped + excluded.skipped, malformed = s.malformed + excluded.malformed, torn = excluded.torn, updated_at = now()`,
+      [source, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
+    );
   }
 }
 
