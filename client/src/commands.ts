@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { ClearCacheRequest, RefreshRequest, RepinEditsRequest } from '../../server/src/protocol';
+import { ClearCacheRequest, RefreshRequest, RepinEditsRequest, STORE_PASSWORD_CREDENTIAL } from '../../server/src/protocol';
 import { credentialKey } from './languageClient';
 import { comparePinnedAndLive, type ReviewContentProvider, reviewAndRepin, showLiveTool } from './review';
 
@@ -148,6 +148,9 @@ const COMMANDS: Record<string, (context: CommandContext) => (...args: unknown[])
       await vscode.commands.executeCommand('vscode.openFolder', target, { forceNewWindow: true });
       return true;
     },
+
+  // The team store's password goes to secret storage, never to the settings (docs/history-store.md).
+  'toolpin.history.setStorePassword': () => () => vscode.commands.executeCommand('toolpin.setCredential', STORE_PASSWORD_CREDENTIAL),
 
   'toolpin.setCredential':
     ({ extension, client }) =>

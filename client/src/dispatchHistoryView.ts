@@ -17,9 +17,9 @@ import {
   type HistoryExecutionReport,
   HistoryExecutionsRequest,
   type HistoryHashReport,
-  type HistoryReport,
   HistoryRequest,
   type HistoryToolReport,
+  type HistoryViewReport,
   LocateStepRequest,
 } from '../../server/src/protocol';
 
@@ -32,7 +32,8 @@ type Node =
   | { kind: 'hash'; server: string; tool: string; hash: HistoryHashReport }
   | { kind: 'execution'; execution: HistoryExecutionReport }
   | { kind: 'more'; server: string; tool: string; hash: HistoryHashReport }
-  | { kind: 'message'; label: string; tooltip: string };
+  | { kind: 'message'; label: string; tooltip: string }
+  | { kind: 'storeProblem'; url: string; problem: string };
 
 /**
  * A hash's status in a few words. "pinned" (a pin names it, the server serves something else) is
@@ -74,7 +75,7 @@ function age(at: string): string {
 export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private report: HistoryReport | null = null;
+  private report: HistoryViewReport | null = null;
   private readonly expanded = new Map<string, HistoryExecutionReport[]>();
   staleOnly = false;
 
@@ -86,7 +87,7 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
     this.changed.fire(undefined);
   }
 
-  private async load(): Promise<HistoryReport | null> {
+  private async load(): Promise<HistoryViewReport | null> {
     const client = this.client();
     if (!client) return null;
     this.report ??= await client.sendRequest(HistoryRequest, { staleOnly: this.staleOnly });
@@ -96,6 +97,8 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
       const report = await this.load();
+      // The team store could not be read (or may not be contacted): say why, in full.
+      if (report?.store?.problem) return [{ kind: 'storeProblem', url: report.store.url, problem: report.store.problem }];
       const servers: Node[] = (report?.servers ?? []).map((server) => ({ kind: 'server', server: server.server, tools: server.tools }));
       // Logs with executions, all hidden by the filter: say so (the welcome would claim no logs).
       if (servers.length === 0 && this.staleOnly && report && report.summary.dispatched > 0) {
@@ -195,6 +198,16 @@ export class DispatchHistoryProvider implements vscode.TreeDataProvider<Node> {
         const item = new vscode.TreeItem(`Show all ${node.hash.count} executions…`, vscode.TreeItemCollapsibleState.None);
         item.id = `more:${node.server}\u0000${node.tool}\u0000${node.hash.schemaHash}`;
         item.command = { command: 'toolpin.history.showAll', title: 'Show All', arguments: [node] };
+        return item;
+      }
+      case 'storeProblem': {
+        const item = new vscode.TreeItem('History store not read', vscode.TreeItemCollapsibleState.None);
+        item.id = 'message:store-problem';
+        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+        item.description = node.problem;
+        item.tooltip = `${node.url}\n${node.problem}\nClick to try again.`;
+        item.contextValue = 'message';
+        item.command = { command: 'toolpin.history.refresh', title: 'Refresh Dispatch History' };
         return item;
       }
       case 'message': {

@@ -28,6 +28,8 @@ export const DidChangeTrustNotification = new NotificationType<{ trusted: boolea
  * Server → client: the value of a credential the editor holds (VS Code: SecretStorage), or null.
  * The server asks only in a trusted workspace, only for names a connector's `credentialRef` gives.
  */
+/** The secret-storage name of the team store's password (`Toolpin: Set History Store Password`). */
+export const STORE_PASSWORD_CREDENTIAL = 'TOOLPIN_HISTORY_STORE_PASSWORD';
 export const GetCredentialRequest = new RequestType<{ name: string }, { value: string | null }, void>('toolpin/getCredential');
 
 /** Client → server: list the named servers (all when omitted) again, now. */
@@ -117,8 +119,14 @@ export const PinDetailsRequest = new RequestType<PinLocation, PinDetails | null,
  */
 export const RepinRequest = new RequestType<PinLocation & { expectedLive: string }, { applied: true; edit: WorkspaceEdit } | { applied: false; reason: string }, void>('toolpin/repin');
 
-/** Client → server: the dispatch history of the workspace (the same report as `toolpin history --format json`). */
-export const HistoryRequest = new RequestType<{ staleOnly?: boolean }, HistoryReport | null, void>('toolpin/history');
+/**
+ * Client → server: the dispatch history of the workspace (the same report as `toolpin history
+ * --format json`). The tree's report. `store` is there when `toolpin.history.store` is set: the store's URL
+ * (without a password) and, when it could not be read (down, refused, untrusted, a password in the
+ * setting…), why, in full; the report is then empty.
+ */
+export type HistoryViewReport = HistoryReport & { store?: { url: string; problem: string | null } };
+export const HistoryRequest = new RequestType<{ staleOnly?: boolean }, HistoryViewReport | null, void>('toolpin/history');
 
 /** Client → server: every execution at one (server, tool, schema hash), read again from the logs. */
 export const HistoryExecutionsRequest = new RequestType<{ server: string; tool: string; schemaHash: string }, HistoryExecutionReport[], void>('toolpin/historyExecutions');

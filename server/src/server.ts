@@ -40,7 +40,7 @@ import { registerStatus } from './features/status';
 import { TrustStore, trustFilePath } from './io/trustStore';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
-import { ClearCacheRequest, DidChangeTrustNotification, GetCredentialRequest, RefreshRequest, ServerInfoRequest, type ToolpinInitializationOptions } from './protocol';
+import { ClearCacheRequest, DidChangeTrustNotification, GetCredentialRequest, RefreshRequest, ServerInfoRequest, STORE_PASSWORD_CREDENTIAL, type ToolpinInitializationOptions } from './protocol';
 import { type ServerRuntime, TOOLPIN_VERSION } from './runtime';
 import { overallTimeoutFor, SettingsStore } from './settings';
 import { ServerTrust } from './trustDecision';
@@ -162,6 +162,11 @@ class ServerContext {
     };
   }
 
+  /** The team store's password from the editor's secret storage, when the client holds one. */
+  async storePassword(): Promise<string | undefined> {
+    return this.abilities.holdsCredentials ? this.editorCredentials.resolve(STORE_PASSWORD_CREDENTIAL) : undefined;
+  }
+
   private makeListingSource(): ListingSource {
     const verify = this.settings.current().verify;
     return (this.runtime.createListingSource ?? ((options) => new Inventory(options)))({
@@ -209,7 +214,10 @@ function registerFeatures(connection: Connection, documents: TextDocuments<TextD
   registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => context.abilities.canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles }));
   const status = registerStatus(connection, workspace, diagnostics, runtime);
-  const history = registerHistory(connection, workspace, context.settings, runtime);
+  const history = registerHistory(connection, workspace, context.settings, runtime, {
+    trust: (what) => context.trust.decideSetting(context.folders, what),
+    password: () => context.storePassword(),
+  });
   workspace.onDidChange(() => history.listingsChanged());
   return { diagnostics, status, history };
 }
@@ -312,6 +320,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime): voi
   connection.onNotification(DidChangeTrustNotification, (params) => {
     void runSafe(logger, 'toolpin/didChangeTrust', undefined, undefined, async () => {
       context.trust.clientSays(params.trusted);
+      features.history.trustChanged();
       await workspace.trustChanged();
     });
   });
@@ -319,6 +328,7 @@ export function startServer(connection: Connection, runtime: ServerRuntime): voi
     runSafe(logger, 'toolpin/refresh', token, undefined, async () => {
       // A refresh also re-reads the trust record, so `toolpin trust` takes effect without a restart.
       await context.trust.readRecorded(context.folders);
+      features.history.trustChanged();
       await workspace.refresh(params.servers);
     }),
   );

@@ -55,6 +55,12 @@ export interface ToolpinSettings {
   readonly history: {
     /** Globs (relative to each workspace folder) of dispatch-history logs; never in node_modules (resource-scoped). */
     readonly logGlobs: readonly string[];
+    /**
+     * The team store the tree view reads instead of the logs (`postgres://…`, docs/history-store.md);
+     * '' for the workspace's logs. Never with a password: that comes from PGPASSWORD, `.pgpass` or
+     * the editor's secret storage.
+     */
+    readonly store: string;
   };
   readonly sources: {
     /** Modules re-exporting `defineConnector` ("module" or "module#name"), besides the built-in one (resource-scoped). */
@@ -130,7 +136,7 @@ export function parseSettings(received: unknown): ToolpinSettings {
     },
     workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },
     servers: members(root.servers),
-    history: { logGlobs: strings(history.logGlobs, ['**/*.events.jsonl']) },
+    history: { logGlobs: strings(history.logGlobs, ['**/*.events.jsonl']), store: typeof history.store === 'string' ? history.store.trim() : '' },
     sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true), maxFileBytes: Math.max(1, Math.floor(count(sources.maxFileBytes, DEFAULT_MAX_SOURCE_BYTES))) },
   };
 }

@@ -44,6 +44,21 @@ export class ServerTrust {
     this.recorded = next;
   }
 
+  /**
+   * Whether a place a setting names may be sent credentials: the team store of
+   * `toolpin.history.store` (the password from PGPASSWORD, `.pgpass` or the editor's secret
+   * storage goes there). Settings are workspace content, as the `toolpin.servers` setting's are
+   * (see the contract): the client's word decides, and a client that says nothing needs a
+   * `toolpin trust` record on a workspace folder. `what` completes "Toolpin did not …".
+   */
+  decideSetting(folders: readonly string[], what: string): TrustVerdict {
+    if (this.client === true) return { trusted: true };
+    if (this.client === false) return { trusted: false, reason: `the workspace is not trusted, so Toolpin did not ${what} (trust the workspace in VS Code to read it)` };
+    if (folders.some((folder) => this.recorded.get(folder)?.kind === 'recorded')) return { trusted: true };
+    const howToTrust = folders.length > 0 ? `run \`toolpin trust ${folders[0]!}\` to trust it` : 'open a workspace folder and trust it';
+    return { trusted: false, reason: `the workspace is not trusted, so Toolpin did not ${what} (${howToTrust})` };
+  }
+
   /** The trust that covers a server definition (see the contract above). */
   decide(definition: ServerDefinition): TrustVerdict {
     if (!path.isAbsolute(definition.cwd) || (definition.origin.file !== undefined && !path.isAbsolute(definition.origin.file))) {

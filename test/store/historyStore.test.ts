@@ -328,6 +328,34 @@ describe('history ingest', () => {
   });
 });
 
+describe('history ingest across read chunks', () => {
+  test('lines that cross the 1 MiB reads, a line longer than a read, CRLF ends and over 50,000 dispatches answer as the files do', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'toolpin-store-chunks-'));
+    try {
+      const next = random(77);
+      // About 3.5 MiB of generated lines (every 1 MiB read ends inside a line), one line of
+      // 1.5 MiB in the middle, and CRLF line ends in the second half.
+      const head = generatedLog(next, 'chunks', 9000, Date.UTC(2026, 2, 1), false);
+      const long = JSON.stringify({ type: 'MCP_DISPATCHED', seq: 1_000_000, at: '2026-03-20T00:00:00.000Z', executionId: 'long_line', padding: 'x'.repeat(1_500_000), data: { toolName: 'echo', server: 'demo', schemaHash: HASHES[0] } });
+      const tail = generatedLog(next, 'crlf', 9000, Date.UTC(2026, 3, 1), true).replace(/\n/g, '\r\n');
+      fs.writeFileSync(path.join(folder, 'big.events.jsonl'), `${head}${long}\n${tail}`);
+      // Many small dispatches: more than one batch of COPY.
+      const many: string[] = [];
+      for (let index = 0; index < 60_000; index++) {
+        many.push(JSON.stringify({ type: 'MCP_DISPATCHED', seq: index, at: new Date(Date.UTC(2026, 4, 1) + index * 1000).toISOString(), executionId: `many_${index}`, data: { toolName: `tool_${index % 7}`, server: 'demo', schemaHash: HASHES[index % HASHES.length] } }));
+      }
+      fs.writeFileSync(path.join(folder, 'many.events.jsonl'), `${many.join('\n')}\n`);
+      const store = freshStore();
+      const ingested = await ingest(folder, store, ['big.events.jsonl', 'many.events.jsonl']);
+      assert.equal(ingested.status, 0, ingested.stderr);
+      assert.match(ingested.stdout, /many\.events\.jsonl: 60000 lines read, 60000 dispatches stored/);
+      for (const options of [{}, { tool: 'echo', limit: null }, { stale: true }]) await assertSameAnswer(folder, store, { offline: true, ...options });
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('history prune and store failures', () => {
   test('prune deletes the dispatches before a date, and the counts follow', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'toolpin-store-'));

@@ -121,7 +121,7 @@ const zodSchema = zodSection({
   }),
   workspaceScan: zodSection({ enable: zodFlag(true), maxFiles: zodCount(500) }),
   servers: z.record(z.string(), z.unknown()).catch(() => ({})),
-  history: zodSection({ logGlobs: z.array(z.string()).catch(() => ['**/*.events.jsonl']) }),
+  history: zodSection({ logGlobs: z.array(z.string()).catch(() => ['**/*.events.jsonl']), store: z.string().transform((value) => value.trim()).catch('') }),
   sources: zodSection({
     connectorFunctions: z.array(z.string().min(1)).catch(() => []),
     invokeFunctions: z.array(z.string().min(1)).catch(() => []),
@@ -130,7 +130,7 @@ const zodSchema = zodSection({
 });
 
 test('settings read as the zod schema they replaced reads them, on arbitrary input', () => {
-  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'startTimeoutMs', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'sources', 'connectorFunctions', 'invokeFunctions', 'maxFileBytes', 'other'];
+  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'startTimeoutMs', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'store', 'sources', 'connectorFunctions', 'invokeFunctions', 'maxFileBytes', 'other'];
   const leaf = fc.oneof(
     fc.constantFrom(null, true, false, 0, -0, -1, 0.5, 99_999, 1e300, '', 'off', 'messages', 'verbose', 'x', '**/*.log'),
     fc.double(),

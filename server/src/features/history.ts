@@ -6,6 +6,9 @@
  *
  * Pins come from the workspace's blueprints, live hashes from the same inventory that verifies
  * pins; a server without a listing yet is asked for one and its hashes are "unknown" until then.
+ *
+ * With `toolpin.history.store` set, the tree reads that team store instead of the logs (which are
+ * then not read at all): features/historyStore.ts, whose NOTIFYs become the change notification.
  */
 import * as path from 'node:path';
 import type { Connection } from 'vscode-languageserver';
@@ -15,7 +18,7 @@ import { kindOfFile } from '../core/documents/kinds/registry';
 import {
   type Execution,
   HistoryModel,
-  type HistoryReport,
+  type HistoryView,
   historyReport,
   type LiveServer,
   liveServerFromListing,
@@ -23,13 +26,14 @@ import {
 } from '../core/history/history';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { findLogFiles, LogSet } from '../history/logReader';
-import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, LocateStepRequest } from '../protocol';
+import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, type HistoryViewReport, LocateStepRequest } from '../protocol';
 import type { ServerRuntime } from '../runtime';
 import type { SettingsView } from '../settings';
 import { logSafely, notifySafely, runSafe } from '../util/runSafe';
 import { spanToRange } from '../util/toLsp';
 import { pathToUri } from '../util/uris';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { type StoreAccess, StoreHistory } from './historyStore';
 
 /** How often logs are looked at when no file watcher reports them (see `pollIfUnwatched`). */
 const POLL_MS = 2000;
@@ -50,12 +54,23 @@ export interface HistoryFeature {
   listingsChanged(): void;
   /** Settings changed: `history.logGlobs` may name other logs, and a glob a watcher misses needs the poll. */
   settingsChanged(): Promise<void>;
+  /** Trust changed (the client's word, or a `toolpin trust` record): a store refused before may be read now. */
+  trustChanged(): void;
   dispose(): void;
 }
 
-export function registerHistory(connection: Connection, workspace: LiveWorkspace, settings: SettingsView, runtime: Pick<ServerRuntime, 'setTimeout'>): HistoryFeature {
+export function registerHistory(
+  connection: Connection,
+  workspace: LiveWorkspace,
+  settings: SettingsView,
+  runtime: Pick<ServerRuntime, 'setTimeout'>,
+  storeAccess: Omit<StoreAccess, 'changed' | 'log'>,
+): HistoryFeature {
   let folders: string[] = [];
   const model = new HistoryModel();
+  const store = new StoreHistory({ ...storeAccess, changed: () => notify(), log: (line) => logSafely(connection.console, line) });
+  /** Takes `toolpin.history.store` (window-scoped: one value for the server); true when it changed. */
+  const configureStore = (): boolean => store.configure(settings.current().history.store);
   const discover = async (): Promise<string[]> => {
     const found: string[] = [];
     // history.logGlobs is resource-scoped: each workspace folder has its own.
@@ -75,6 +90,9 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
 
   /** One read of the logs (with a walk of the folders first when one was asked for). */
   const readOnce = async (): Promise<void> => {
+    // A store answers instead of the logs: they are not read.
+    configureStore();
+    if (store.configured) return;
     const rediscover = rediscoverNext;
     rediscoverNext = false;
     const before = logs.files().length;
@@ -114,7 +132,8 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
   let timer: { dispose(): void } | undefined;
   let polls = 0;
   const pollIfUnwatched = async (): Promise<void> => {
-    if (timer || disposed) return;
+    // A store is followed by LISTEN/NOTIFY, never polled.
+    if (timer || disposed || store.configured) return;
     const globs = (await Promise.all(folders.map(async (folder) => (await settings.forFolder(folder)).history.logGlobs))).flat();
     if (filesWatched && globs.every((glob) => kindOfFile(glob)?.role === 'events')) return;
     timer = runtime.setTimeout(function poll() {
@@ -125,7 +144,7 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
     }, POLL_MS);
   };
 
-  registerHistoryRequests(connection, { workspace, model, logs, folders: () => folders, idOf, update });
+  registerHistoryRequests(connection, { workspace, model, logs, folders: () => folders, idOf, update, store, configureStore });
 
   return {
     update,
@@ -138,12 +157,20 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
     },
     listingsChanged: notify,
     settingsChanged: async () => {
+      // Another store, or none: the tree asks again.
+      if (configureStore()) notify();
       await update();
       await pollIfUnwatched();
+    },
+    trustChanged: () => {
+      if (!store.configured) return;
+      store.drop();
+      notify();
     },
     dispose: () => {
       disposed = true;
       timer?.dispose();
+      store.dispose();
     },
   };
 }
@@ -156,26 +183,47 @@ interface HistoryRequestContext {
   readonly folders: () => readonly string[];
   readonly idOf: (file: string) => string;
   readonly update: (options?: { readonly rediscover?: boolean }) => Promise<void>;
+  /** The team store, read instead of the logs when `toolpin.history.store` is set. */
+  readonly store: StoreHistory;
+  readonly configureStore: () => boolean;
 }
 
 /** The history view's requests: the report, one hash's executions, and a step's place in its blueprint. */
-function registerHistoryRequests(connection: Connection, { workspace, model, logs, folders, idOf, update }: HistoryRequestContext): void {
+function registerHistoryRequests(connection: Connection, { workspace, model, logs, folders, idOf, update, store, configureStore }: HistoryRequestContext): void {
   connection.onRequest(HistoryRequest, (params, token) =>
-    runSafe<HistoryReport | null>(connection.console, 'toolpin/history', token, null, async () => {
+    runSafe<HistoryViewReport | null>(connection.console, 'toolpin/history', token, null, async () => {
+      const query = { staleOnly: params.staleOnly === true };
+      configureStore();
+      if (store.configured) {
+        const answer = await store.read(model.recentLimit);
+        // Without an answer, an empty report (nothing from the logs) carries the reason.
+        const view = answer.model ?? new HistoryModel();
+        const report = historyReport(view, query, { pins: schemaPinsOf(blueprints(workspace)), live: await liveSchemas(workspace, view, folders()), logs: view.logs() });
+        return { ...report, store: { url: answer.url, problem: answer.problem } };
+      }
       await update({ rediscover: false });
       const pins = schemaPinsOf(blueprints(workspace));
-      return historyReport(model, { staleOnly: params.staleOnly === true }, { pins, live: await liveSchemas(workspace, model, folders()), logs: logs.files().map(idOf) });
+      return historyReport(model, query, { pins, live: await liveSchemas(workspace, model, folders()), logs: logs.files().map(idOf) });
     }),
   );
 
   connection.onRequest(HistoryExecutionsRequest, (params, token) =>
     runSafe(connection.console, 'toolpin/historyExecutions', token, [], async () => {
       const executions: Execution[] = [];
-      for await (const execution of logs.streamExecutions(params)) executions.push(execution);
+      configureStore();
+      let view: HistoryView = model;
+      if (store.configured) {
+        const answer = await store.read(model.recentLimit);
+        if (!answer.model) return [];
+        view = answer.model;
+        executions.push(...(await store.allExecutions({ server: params.server, tool: params.tool, schemaHash: params.schemaHash })));
+      } else {
+        for await (const execution of logs.streamExecutions(params)) executions.push(execution);
+      }
       const pins = schemaPinsOf(blueprints(workspace));
-      const report = historyReport(model, { tool: params.tool, hash: params.schemaHash, limit: null }, {
+      const report = historyReport(view, { tool: params.tool, hash: params.schemaHash, limit: null }, {
         pins,
-        live: await liveSchemas(workspace, model, folders()),
+        live: await liveSchemas(workspace, view, folders()),
         allExecutions: (key) => (key.server === params.server && key.tool === params.tool && key.schemaHash === params.schemaHash ? executions : undefined),
       });
       return report.servers.find((server) => server.server === params.server)?.tools.find((tool) => tool.tool === params.tool)?.hashes.find((hash) => hash.schemaHash === params.schemaHash)?.executions ?? [];
@@ -208,7 +256,7 @@ function blueprints(workspace: LiveWorkspace): Array<{ model: BlueprintModel; fi
 }
 
 /** Live schema hashes of the servers the logs name, from the inventory (asking for missing ones). */
-async function liveSchemas(workspace: LiveWorkspace, model: HistoryModel, folders: readonly string[]): Promise<Map<string, LiveServer>> {
+async function liveSchemas(workspace: LiveWorkspace, model: HistoryView, folders: readonly string[]): Promise<Map<string, LiveServer>> {
   const live = new Map<string, LiveServer>();
   const names = new Set(model.keys().map((key) => key.server));
   const anyFile = workspace.paths()[0] ?? path.join(folders[0] ?? '.', 'any-file');

@@ -190,26 +190,54 @@ async function migrate(client: Pg.Client, url: string): Promise<void> {
 }
 
 /**
- * Opens the store at `url`. `create`: create or migrate the schema (ingest, prune); otherwise a
- * store without the schema is an error (nothing was ever ingested there), and so is a newer one.
+ * Connects to the store at `url` (no schema check). `password`: the editor's secret, when it holds
+ * one; otherwise `pg` takes PGPASSWORD or `.pgpass`, as libpq does. Errors are {@link StoreError}s.
  */
-export async function openStore(url: string, options: { readonly create: boolean; readonly env?: Readonly<Record<string, string | undefined>> }): Promise<OpenStore> {
+export async function connectStore(url: string, options: { readonly password?: string } = {}): Promise<Pg.Client> {
   const problem = storeUrlProblem(url);
   if (problem) throw new StoreError(problem);
   const pg = pgModule();
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'toolpin' });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'toolpin', ...(options.password !== undefined ? { password: options.password } : {}) });
   // An error on an idle connection (the server went away) must not crash the process.
   client.on('error', () => undefined);
   try {
     await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw storeFailure(url, error);
+  }
+  return client;
+}
+
+/**
+ * Why a store at `version` cannot be read, or undefined when it can: a newer schema, or none yet
+ * (nothing was ever ingested there).
+ */
+export function unreadableSchema(url: string, version: number): StoreError | undefined {
+  if (version > STORE_SCHEMA_VERSION) return newerSchema(url, version);
+  if (version === 0) return new StoreError(`the store ${redactUrl(url)} holds no dispatch history yet (run toolpin history ingest --store URL LOG… first)`);
+  return undefined;
+}
+
+/** The schema version of a connected store (0: no schema yet). */
+export function storeSchemaVersion(client: Pg.Client): Promise<number> {
+  return schemaVersion(client);
+}
+
+/**
+ * Opens the store at `url`. `create`: create or migrate the schema (ingest, prune); otherwise a
+ * store without the schema is an error (nothing was ever ingested there), and so is a newer one.
+ */
+export async function openStore(url: string, options: { readonly create: boolean; readonly password?: string }): Promise<OpenStore> {
+  const client = await connectStore(url, options.password !== undefined ? { password: options.password } : {});
+  try {
     // An ingest stages its rows in a temporary table: with the default 8 MB of buffers for those,
     // a large log's rows would go to disk before they are read back (taken only as used).
     if (options.create) await client.query(`SET temp_buffers = '256MB'`);
     if (options.create) await migrate(client, url);
     else {
-      const version = await schemaVersion(client);
-      if (version > STORE_SCHEMA_VERSION) throw newerSchema(url, version);
-      if (version === 0) throw new StoreError(`the store ${redactUrl(url)} holds no dispatch history yet (run toolpin history ingest --store URL LOG… first)`);
+      const unreadable = unreadableSchema(url, await schemaVersion(client));
+      if (unreadable) throw unreadable;
     }
   } catch (error) {
     await client.end().catch(() => undefined);
