@@ -24,6 +24,8 @@ import { Inventory } from '../mcp/inventory';
 import { TOOLPIN_VERSION } from '../runtime';
 import { type CliIo, readIfPresent } from './io';
 import { cliTrust } from './trust';
+import { nodeModuleAccess } from '../io/sourceModules';
+import { defaultSourceNames } from '../core/documents/source/sourceNames';
 
 /** Servers `toolpin check` lists at the same time unless --concurrency says otherwise. */
 export const CHECK_CONCURRENCY = 8;
@@ -147,6 +149,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     variables: { env, userHome: os.homedir() },
     offline: args.offline === true,
     now: () => Date.now(),
+    // Pins imported from another module of the workspace are read there (relative imports only).
+    modules: nodeModuleAccess({ root: workspaceFolder, maxFileBytes: defaultSourceNames().maxFileBytes }),
     onIssues: say,
     // Made when the first document needs a server, before the others are analyzed: how many will
     // be needed is not known yet, so the default allows 8 at once (never more than are needed).

@@ -16,7 +16,7 @@
  *   the check; its listings stay readable afterwards;
  * - offline, no definition is needed and every pin is "cannot verify (offline)".
  */
-import { analyzeDocument, blueprintOf, connectorOf, type DocumentKind, documentKindOf } from '../core/documents/documents';
+import { analyzeDocument, blueprintOf, connectorOf, type DocumentKind, documentKindOf, type ModuleAccess } from '../core/documents/documents';
 import { withVerificationTreeOnly } from '../core/documents/blueprint';
 import type { ConnectorModel } from '../core/documents/connector';
 import type { ParsedPin } from '../core/pins/pins';
@@ -82,6 +82,8 @@ export interface WorkspaceCheckOptions<Source extends ListingSource = ListingSou
   /** Progress of the listing, for a terminal; called only when something is to be listed. */
   readonly progress?: (total: number) => ListingProgress;
   readonly now: () => number;
+  /** Reads pin values imported from other modules of the workspace (io/sourceModules.ts); without it they are "cannot verify". */
+  readonly modules?: ModuleAccess;
 }
 
 export interface WorkspaceCheck<Source extends ListingSource = ListingSource> {
@@ -101,6 +103,8 @@ export interface WorkspaceCheck<Source extends ListingSource = ListingSource> {
    * fetched; without the store or the policy, as only its drift and missing pins are asked for.
    */
   verifyAgain(document: AnalyzedDocument): VerificationResult;
+  /** The module access the documents were analyzed with, to analyze one again the same way. */
+  readonly modules?: ModuleAccess;
 }
 
 /**
@@ -155,8 +159,8 @@ async function readTexts(roots: readonly string[], files: Pick<CheckFileAccess, 
   return { entries, issues };
 }
 
-function analyzeEntry(entry: ReadEntry): CheckedDocument {
-  return { path: entry.path, ...analyzeDocument(entry.kind, entry.text, entry.path), text: entry.text };
+function analyzeEntry(entry: ReadEntry, modules?: ModuleAccess): CheckedDocument {
+  return { path: entry.path, ...analyzeDocument(entry.kind, entry.text, entry.path, undefined, modules), text: entry.text };
 }
 
 /**
@@ -164,8 +168,8 @@ function analyzeEntry(entry: ReadEntry): CheckedDocument {
  * of the parse tree verification reads (core/documents/blueprint.ts `withVerificationTreeOnly`).
  * Connector files and modules keep theirs: fixes (`toolpin pin`) edit them through the tree.
  */
-function analyzeForCheck(entry: ReadEntry): CheckedDocument {
-  const document = analyzeEntry(entry);
+function analyzeForCheck(entry: ReadEntry, modules?: ModuleAccess): CheckedDocument {
+  const document = analyzeEntry(entry, modules);
   return document.model.kind === 'blueprint' ? { ...document, model: withVerificationTreeOnly(document.model) } : document;
 }
 
@@ -333,7 +337,7 @@ function nothingToCheck(roots: readonly string[], documents: readonly CheckedDoc
   return documents.flatMap((document): CheckIssue[] => {
     const model = document.model;
     if (model.kind !== 'source' || !named.has(document.path)) return [];
-    const empty = model.blueprint.steps.length === 0 && model.connector.instances.length === 0 && model.unreadPins.length === 0 && model.computedPins.length === 0;
+    const empty = model.blueprint.steps.length === 0 && model.connector.instances.length === 0 && model.unreadPins.length === 0 && model.computedPins.length === 0 && model.foreignPins.length === 0;
     return empty ? [{ kind: 'nothing-to-check', path: document.path }] : [];
   });
 }
@@ -353,7 +357,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   const read = await readTexts(options.roots, options.files);
   options.onIssues?.(read.issues);
   const analyzed = new Map<string, CheckedDocument>();
-  for (const entry of read.entries) if (declaresServers(entry.kind)) analyzed.set(entry.path, analyzeEntry(entry));
+  for (const entry of read.entries) if (declaresServers(entry.kind)) analyzed.set(entry.path, analyzeEntry(entry, options.modules));
   // A blueprint among the named files is analyzed later, so its servers may be anywhere: scan.
   const registry = await registryFor(options, [...analyzed.values()], read.entries.some((entry) => !declaresServers(entry.kind)));
 
@@ -363,7 +367,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   for (const entry of read.entries) {
     let document = analyzed.get(entry.path);
     if (!document) {
-      document = analyzeForCheck(entry);
+      document = analyzeForCheck(entry, options.modules);
       if (needs.started && ++sinceYield >= ANALYSIS_SLICE) {
         sinceYield = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -396,6 +400,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
     policy: inputs.policy,
     pinnedContent: inputs.pinnedContent,
     verifyAgain: (document) => verifyDocument(document, { registry, listingFor: listingsFrom(listings, NOT_LISTED), now: options.now() }),
+    ...(options.modules ? { modules: options.modules } : {}),
   };
 }
 

@@ -14,8 +14,9 @@ import { capProblems, type Problem } from '../problems';
 import { reanalyzeBlueprint } from './incremental';
 import { analyzeSource, type SourceModel } from './source/analyzeSource';
 import type { SourceNames } from './source/sourceNames';
+import type { ModuleAccess } from './source/sourceModules';
 
-export type { SourceModel, SourceNames };
+export type { ModuleAccess, SourceModel, SourceNames };
 
 export type DocumentKind = 'blueprint' | 'connector' | 'source';
 
@@ -81,9 +82,10 @@ export function connectorOf(document: DocumentModel): ConnectorModel | undefined
  * Analyzes a document of a known kind. `fileName` lets a source file's reader know JSX files
  * (`.tsx`, `.jsx`); `sourceNames` says which imports a source file's pin calls come from (the
  * `toolpin.sources.*` settings; by default the built-in ones, or the CLI run's). Never throws. At
- * most {@link capProblems}' limit of problems.
+ * most {@link capProblems}' limit of problems. `modules` lets a source file's pins imported from
+ * another module of the workspace be read there (core/documents/source/sourceModules.ts).
  */
-export function analyzeDocument(kind: DocumentKind, text: string, fileName?: string, sourceNames?: SourceNames): DocumentAnalysis {
+export function analyzeDocument(kind: DocumentKind, text: string, fileName?: string, sourceNames?: SourceNames, modules?: ModuleAccess): DocumentAnalysis {
   switch (kind) {
     case 'blueprint': {
       const analysis = analyzeBlueprint(text);
@@ -94,7 +96,7 @@ export function analyzeDocument(kind: DocumentKind, text: string, fileName?: str
       return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
     }
     default: {
-      const analysis = analyzeSource(text, fileName, sourceNames);
+      const analysis = analyzeSource(text, fileName, sourceNames, modules);
       return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
     }
   }
@@ -112,10 +114,11 @@ export function reanalyzeDocument(
   text: string,
   fileName?: string,
   sourceNames?: SourceNames,
+  modules?: ModuleAccess,
 ): DocumentAnalysis {
   if (kind === 'blueprint' && previous.analysis.kind === 'blueprint') {
     const analysis = reanalyzeBlueprint(previous.text, previous.analysis, text);
     if (analysis) return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
   }
-  return analyzeDocument(kind, text, fileName, sourceNames);
+  return analyzeDocument(kind, text, fileName, sourceNames, modules);
 }
