@@ -193,6 +193,14 @@ export const demo2 = defineConnector({
     assert.match(result.stdout, /src\/connectors\.ts:9:20 +DRIFTED +tool pin of echo_upper on demo2/);
     assert.doesNotMatch(result.stdout, /TP110|cannot verify: it is/);
 
+    // The SARIF fix of a drift rewrites the literal where it is written, not the use.
+    const sarif = JSON.parse(run(workspace, 'check', '--format', 'sarif', '.').stdout) as { runs: Array<{ results: Array<{ ruleId: string; fixes?: Array<{ artifactChanges: Array<{ artifactLocation: { uri: string }; replacements: Array<{ deletedRegion: { startLine: number; startColumn: number }; insertedContent: { text: string } }> }> }> }> }> };
+    const changes = sarif.runs[0]!.results.filter((entry) => entry.ruleId === 'TP400').map((entry) => entry.fixes![0]!.artifactChanges[0]!);
+    assert.deepEqual(
+      changes.map((change) => `${change.artifactLocation.uri}:${change.replacements[0]!.deletedRegion.startLine}:${change.replacements[0]!.deletedRegion.startColumn} ${change.replacements[0]!.insertedContent.text}`).sort(),
+      [`src/pins.ts:3:9 "${ECHO_SCHEMA}"`, `src/pins.ts:3:9 "${ECHO_SCHEMA}"`, `src/shared/snapshot.ts:1:14 '${ECHO_TOOL}'`],
+    );
+
     const dry = run(workspace, 'pin', '.');
     assert.equal(dry.status, 1, dry.stderr);
     assert.match(dry.stdout, /src\/pins\.ts:3:9 \(used at src\/steps\.ts:5:104\) +echo_upper on demo/);
