@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DidChangeWatchedFilesNotification, FileChangeType, type PublishDiagnosticsParams, type TextDocumentEdit, type WorkspaceEdit } from 'vscode-languageserver-protocol';
+import { DidChangeWatchedFilesNotification, FileChangeType, type PublishDiagnosticsParams, type TextDocumentEdit, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { startTestServer, type TestServer } from '../support/lspClient';
 import { ECHO_SCHEMA_PIN } from '../support/referenceVectors';
 import { createWorkspace, fixtureServer, type WorkspaceFixture } from '../support/workspaceFixture';
@@ -67,7 +67,7 @@ describe('pins imported from another module, in the editor', () => {
     const changes = ((repin.edit as WorkspaceEdit).documentChanges ?? []) as TextDocumentEdit[];
     const edited = changes.filter((change) => 'textDocument' in change && change.edits.length > 0);
     assert.deepEqual(
-      edited.map((change) => [change.textDocument.uri, change.edits.map((edit) => [edit.range.start.line, edit.range.start.character, edit.newText])]),
+      edited.map((change) => [change.textDocument.uri, (change.edits as TextEdit[]).map((edit) => [edit.range.start.line, edit.range.start.character, edit.newText])]),
       [[pinsUri, [[1, 8, `'${ECHO_SCHEMA_PIN}'`]]]],
       'only the literal in pins.ts, in its own quotes',
     );
