@@ -1,7 +1,7 @@
 /**
  * Pins kept in another module (`import { PINS } from './pins'`), in the editor, through the real
  * built language server over stdio and the fixture MCP server: the drift is on the use in the
- * importer; the hover says where the pin is written; the quick fix and "Re-pin all" edit that
+ * importer; the hover and the review's details say where the pin is written; the quick fix and "Re-pin all" edit that
  * module and leave the importer alone; and when the module changes (an edit in the editor, or a
  * change on disk reported by the file watcher), the importer's diagnostics are computed again.
  */
@@ -60,6 +60,10 @@ describe('pins imported from another module, in the editor', () => {
     const hover = await server.hoverText(stepsUri, { line: USE_LINE, character: USE_CHARACTER + 6 });
     assert.match(hover, /drifted/);
     assert.match(hover, /Written in `pins\.ts:2:9`/);
+
+    const details = (await server.connection.sendRequest('toolpin/pinDetails', { uri: stepsUri, position: { line: USE_LINE, character: USE_CHARACTER + 6 } })) as { state: string; writtenIn?: string } | null;
+    assert.equal(details?.state, 'drifted');
+    assert.equal(details?.writtenIn, 'pins.ts:2:9', 'the review names the module that writes the pin');
 
     const actions = await server.codeActions(stepsUri, drift.range, [drift]);
     const repin = actions.find((action) => action.title.startsWith('Re-pin "echo_upper"'));

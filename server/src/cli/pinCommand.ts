@@ -157,22 +157,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   }
 
   const definingTexts = await definingModules(repins);
-  for (const repin of repins) {
-    const shown = repinLine(io, repin, definingTexts);
-    io.stdout(`${shown.where}  ${repin.tool} on ${repin.server}\n`);
-    io.stdout(`  - ${shown.before}\n  + ${shown.after}\n`);
-    const change = repin.summary;
-    // "what changed is unknown" is said below, with the store entry that is missing.
-    if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
-    if (repin.security) {
-      io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
-      for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
-    }
-    const pinned = parseAnyPin(repin.pinned);
-    const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
-    io.stdout(contentLines(repin, stored));
-    io.stdout('\n');
-  }
+  for (const repin of repins) await showRepin(io, verified.workspaceFolder, repin, definingTexts);
 
   const removable = missing.filter((entry) => entry.kind === 'tool');
   const manual = missing.filter((entry) => entry.kind === 'schema');
@@ -241,6 +226,25 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
   if (heldBack.length > 0) io.stdout(`${heldBack.length} security-class re-pin(s) left for review, one tool at a time.\n`);
   return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 || heldBack.length > 0 ? 1 : 0;
+}
+
+/** One re-pin as the run shows it: the line before and after, what changed, security cues, the content. */
+async function showRepin(io: CliIo, workspaceFolder: string, repin: Repin, definingTexts: ReadonlyMap<string, string>): Promise<void> {
+  // A pin imported from another module is shown where it is written, naming its use.
+  const shown = repinLine(io, repin, definingTexts);
+  io.stdout(`${shown.where}  ${repin.tool} on ${repin.server}\n`);
+  io.stdout(`  - ${shown.before}\n  + ${shown.after}\n`);
+  const change = repin.summary;
+  // "what changed is unknown" is said below, with the store entry that is missing.
+  if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
+  if (repin.security) {
+    io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
+    for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
+  }
+  const pinned = parseAnyPin(repin.pinned);
+  const stored = pinned ? await readIfPresent(io, path.join(workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+  io.stdout(contentLines(repin, stored));
+  io.stdout('\n');
 }
 
 /**
