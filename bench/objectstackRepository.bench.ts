@@ -34,6 +34,8 @@ const SOURCE_EXTENSIONS = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx',
 interface Sample {
   readonly wallMs: number;
   readonly maxRssMb: number;
+  /** User and system CPU time of the process: on a loaded machine, steadier than wall time. */
+  readonly cpuMs: number;
   readonly candidates?: number;
 }
 
@@ -61,7 +63,8 @@ function floor(repo: string): void {
     }
   };
   walk(repo);
-  process.stdout.write(`${JSON.stringify({ wallMs: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024, candidates })}\n`);
+  const usage = process.resourceUsage();
+  process.stdout.write(`${JSON.stringify({ wallMs: performance.now() - started, maxRssMb: usage.maxRSS / 1024, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, candidates })}\n`);
 }
 
 function sample(side: 'floor' | 'ours', repo: string, root: string): Sample {
@@ -104,6 +107,9 @@ function main(): void {
     floorWallMs: stats(rounds.map((round) => round.floor.wallMs)),
     oursWallMs: stats(rounds.map((round) => round.ours.wallMs)),
     ratio: stats(rounds.map((round) => round.ours.wallMs / round.floor.wallMs)),
+    floorCpuMs: stats(rounds.map((round) => round.floor.cpuMs)),
+    oursCpuMs: stats(rounds.map((round) => round.ours.cpuMs)),
+    cpuRatio: stats(rounds.map((round) => round.ours.cpuMs / round.floor.cpuMs)),
     floorMaxRssMb: Math.max(...rounds.map((round) => round.floor.maxRssMb)),
     oursMaxRssMb: Math.max(...rounds.map((round) => round.ours.maxRssMb)),
   };
@@ -111,7 +117,7 @@ function main(): void {
   writeFileSync(join(root, 'bench', 'results', 'objectstack.json'), `${JSON.stringify(result, null, 2)}\n`);
   const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   process.stdout.write(
-    `candidates ${result.candidates}; floor ${result.floorWallMs.median.toFixed(0)} ms, ours ${result.oursWallMs.median.toFixed(0)} ms; ratio median ${result.ratio.median.toFixed(2)} (min ${result.ratio.min.toFixed(2)}, max ${result.ratio.max.toFixed(2)}) ${verdict(result.ratio.median <= 1.5)}; peak ours ${result.oursMaxRssMb.toFixed(0)} MB ${verdict(result.oursMaxRssMb <= 150)}, floor ${result.floorMaxRssMb.toFixed(0)} MB\n`,
+    `candidates ${result.candidates}; floor ${result.floorWallMs.median.toFixed(0)} ms, ours ${result.oursWallMs.median.toFixed(0)} ms; ratio median ${result.ratio.median.toFixed(2)} (min ${result.ratio.min.toFixed(2)}, max ${result.ratio.max.toFixed(2)}) ${verdict(result.ratio.median <= 1.5)}; CPU floor ${result.floorCpuMs.median.toFixed(0)} ms, ours ${result.oursCpuMs.median.toFixed(0)} ms, ratio median ${result.cpuRatio.median.toFixed(2)}; load ${loadavg()[0]!.toFixed(1)}; peak ours ${result.oursMaxRssMb.toFixed(0)} MB ${verdict(result.oursMaxRssMb <= 150)}, floor ${result.floorMaxRssMb.toFixed(0)} MB\n`,
   );
 }
 

@@ -136,7 +136,12 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
   if (!at) return 'cancelled';
   const shown = await comparePinnedAndLive(client, provider, at.uri, at.position);
   if (!shown?.live) return 'cancelled';
-  const detail = [`Pinned: ${shown.pinned ?? '—'}`, `Live:   ${shown.live}`, shown.change ? `What changed: ${shown.change}` : 'What changed: unknown (the pinned content is not in the store)'].join('\n');
+  const detail = [
+    `Pinned: ${shown.pinned ?? '—'}`,
+    `Live:   ${shown.live}`,
+    shown.change ? `What changed: ${shown.change}` : 'What changed: unknown (the pinned content is not in the store)',
+    ...(shown.writtenIn ? [`Written in: ${shown.writtenIn} (imported; the pin is rewritten there)`] : []),
+  ].join('\n');
   const approved = await provider.prompts.confirm(`Re-pin "${shown.tool}" on ${shown.server ?? 'its server'} to the reviewed live hash?`, detail);
   if (!approved) return 'cancelled';
   const result = await client.sendRequest(RepinRequest, { uri: at.uri.toString(), position: { line: at.position.line, character: at.position.character }, expectedLive: shown.live });
@@ -153,7 +158,7 @@ export async function reviewAndRepin(client: LanguageClient, provider: ReviewCon
   // The review is over: its diff goes, and a message says what was written where.
   const { left, right } = reviewUris(shown);
   await closeDiff(left, right);
-  const message = `Toolpin: re-pinned "${shown.tool}"${shown.server ? ` on ${shown.server}` : ''} to ${shown.live} in ${vscode.workspace.asRelativePath(at.uri)}.`;
+  const message = `Toolpin: re-pinned "${shown.tool}"${shown.server ? ` on ${shown.server}` : ''} to ${shown.live} in ${shown.writtenIn ?? vscode.workspace.asRelativePath(at.uri)}.`;
   void vscode.window.showInformationMessage(message);
   provider.didRepin({ tool: shown.tool, server: shown.server, pin: shown.live, message });
   return 'applied';

@@ -107,6 +107,11 @@ export interface PinDetails {
   liveContent: string | null;
   /** One line on what changed, when both contents are known. */
   change: string | null;
+  /**
+   * Where the pin is written when another module holds it (`src/pins.ts:3:9`, relative to the
+   * workspace folder): the re-pin rewrites it there. Absent when it is written where it is used.
+   */
+  writtenIn?: string;
 }
 
 /** Client → server: the details of the pin at a location, for "Review and re-pin…" and "Compare". */

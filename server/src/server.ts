@@ -9,6 +9,7 @@
  * request and notification handler runs through `runSafe`: no handler exception reaches the
  * connection.
  */
+import { nodeModuleAccess } from './io/sourceModules';
 import * as os from 'node:os';
 import {
   CodeActionKind,
@@ -140,6 +141,7 @@ class ServerContext {
       },
       log: (line) => this.log(line),
       setTimeout: runtime.setTimeout,
+      moduleAccess: (root, openText, maxFileBytes) => nodeModuleAccess({ root, openText, maxFileBytes }),
     });
   }
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -139,36 +139,98 @@ describe('toolpin check and pin on TypeScript and JavaScript sources', () => {
 
 describe('pins kept in another module', () => {
   let workspace: string;
+  let outside: string;
+  const WRONG_SCHEMA = 'fnv1a64:0000000000000000';
+  const WRONG_TOOL = `sha256:${'0'.repeat(64)}`;
   const stepsText = `import { mcpInvoke$ } from '@loom/plugin-mcp';
 import { PINS } from './pins';
+import * as all from './pins.js';
 
 export const shout = mcpInvoke$('shout', { toolName: 'echo_upper', server: 'demo', expectedSchemaHash: PINS.echo });
+export const again = mcpInvoke$('again', { toolName: 'echo_upper', server: 'demo', expectedSchemaHash: all.PINS['echo'] });
 `;
-  const pinsText = `export const PINS = { echo: '${ECHO_SCHEMA}' } as const;\n`;
+  const pinsText = (echo: string) => `// Every schema pin of the project, in one place.\nexport const PINS = {\n  echo: "${echo}", // echo_upper\n} as const;\n`;
+  const connectorText = `import { defineConnector } from '@objectstack/spec';
+import { SNAPSHOT as pinned } from './shared';
+
+export const demo2 = defineConnector({
+  name: 'demo2',
+  provider: 'mcp',
+  providerConfig: {
+    transport: { kind: 'stdio', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(fixtureServer)}, '--stdio'] },
+    toolsSnapshot: pinned,
+  },
+});
+`;
+  const snapshotText = (echo: string) => `const ECHO = '${echo}';\nexport const SNAPSHOT = { echo_upper: ECHO };\n`;
+  const sharedText = `export * from './snapshot';\n`;
+
   before(() => {
     workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-source-imported-'));
+    outside = mkdtempSync(path.join(tmpdir(), 'toolpin-source-outside-'));
     mkdirSync(path.join(workspace, '.vscode'));
     const server = { command: process.execPath, args: [fixtureServer, '--stdio'] };
     writeFileSync(path.join(workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { demo: server } }));
     mkdirSync(path.join(workspace, 'src'));
     writeFileSync(path.join(workspace, 'src', 'steps.ts'), stepsText);
-    writeFileSync(path.join(workspace, 'src', 'pins.ts'), pinsText);
+    writeFileSync(path.join(workspace, 'src', 'pins.ts'), pinsText(WRONG_SCHEMA));
+    writeFileSync(path.join(workspace, 'src', 'connectors.ts'), connectorText);
+    mkdirSync(path.join(workspace, 'src', 'shared'));
+    writeFileSync(path.join(workspace, 'src', 'shared', 'index.ts'), sharedText);
+    writeFileSync(path.join(workspace, 'src', 'shared', 'snapshot.ts'), snapshotText(WRONG_TOOL));
   });
 
-  after(() => rmSync(workspace, { recursive: true, force: true }));
+  after(() => {
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
 
-  test('an imported pin is "cannot verify", naming the import, and check exits 2 (never a pass); pin --yes writes nothing', () => {
+  test('an imported pin is read where it is written: drift reported at the use, pin --yes rewrites only the defining literal, check then exits 0', () => {
     const result = run(workspace, 'check', '.');
-    assert.equal(result.status, 2, result.stdout + result.stderr);
-    assert.match(result.stdout, /src\/steps\.ts:4:104 +cannot verify +schema pin of echo_upper on demo: cannot verify: it is PINS\.echo, imported from '\.\/pins'/);
-    assert.match(result.stdout, /1 pin\(s\): 0 verified, 0 drifted, 0 missing, 0 ambiguous, 1 cannot verify/);
+    assert.equal(result.status, 1, result.stdout + result.stderr);
+    assert.match(result.stdout, /src\/steps\.ts:5:104 +DRIFTED +schema pin of echo_upper on demo/);
+    assert.match(result.stdout, /src\/steps\.ts:6:104 +DRIFTED +schema pin of echo_upper on demo/);
+    assert.match(result.stdout, /src\/connectors\.ts:9:20 +DRIFTED +tool pin of echo_upper on demo2/);
+    assert.doesNotMatch(result.stdout, /TP110|cannot verify: it is/);
 
-    const json = JSON.parse(run(workspace, 'check', '--format', 'json', '.').stdout) as { files: Array<{ path: string; pins: Array<{ tool: string; state: string }> }> };
-    assert.deepEqual(json.files.map((file) => [file.path, file.pins.map((pin) => `${pin.tool}:${pin.state}`)]), [['src/steps.ts', ['echo_upper:cannot-verify']]]);
+    // The SARIF fix of a drift rewrites the literal where it is written, not the use.
+    const sarif = JSON.parse(run(workspace, 'check', '--format', 'sarif', '.').stdout) as { runs: Array<{ results: Array<{ ruleId: string; fixes?: Array<{ artifactChanges: Array<{ artifactLocation: { uri: string }; replacements: Array<{ deletedRegion: { startLine: number; startColumn: number }; insertedContent: { text: string } }> }> }> }> }> };
+    const changes = sarif.runs[0]!.results.filter((entry) => entry.ruleId === 'TP400').map((entry) => entry.fixes![0]!.artifactChanges[0]!);
+    assert.deepEqual(
+      changes.map((change) => `${change.artifactLocation.uri}:${change.replacements[0]!.deletedRegion.startLine}:${change.replacements[0]!.deletedRegion.startColumn} ${change.replacements[0]!.insertedContent.text}`).sort(),
+      [`src/pins.ts:3:9 "${ECHO_SCHEMA}"`, `src/pins.ts:3:9 "${ECHO_SCHEMA}"`, `src/shared/snapshot.ts:1:14 '${ECHO_TOOL}'`],
+    );
+
+    const dry = run(workspace, 'pin', '.');
+    assert.equal(dry.status, 1, dry.stderr);
+    assert.match(dry.stdout, /src\/pins\.ts:3:9 \(used at src\/steps\.ts:5:104\) +echo_upper on demo/);
+    assert.match(dry.stdout, /^ {2}- echo: "fnv1a64:0{16}", \/\/ echo_upper$/m);
+    assert.match(dry.stdout, /src\/shared\/snapshot\.ts:1:14 \(used at src\/connectors\.ts:9:20\) +echo_upper on demo2/);
 
     const pin = run(workspace, 'pin', '--yes', '.');
-    assert.notEqual(pin.status, null);
-    assert.equal(readFileSync(path.join(workspace, 'src', 'steps.ts'), 'utf8'), stepsText);
-    assert.equal(readFileSync(path.join(workspace, 'src', 'pins.ts'), 'utf8'), pinsText);
+    assert.equal(pin.status, 0, pin.stdout + pin.stderr);
+    assert.equal(readFileSync(path.join(workspace, 'src', 'steps.ts'), 'utf8'), stepsText, 'the importer is not touched');
+    assert.equal(readFileSync(path.join(workspace, 'src', 'connectors.ts'), 'utf8'), connectorText, 'the importer is not touched');
+    assert.equal(readFileSync(path.join(workspace, 'src', 'shared', 'index.ts'), 'utf8'), sharedText, 'the re-export is not touched');
+    assert.equal(readFileSync(path.join(workspace, 'src', 'pins.ts'), 'utf8'), pinsText(ECHO_SCHEMA), 'only the literal, in its own quotes');
+    assert.equal(readFileSync(path.join(workspace, 'src', 'shared', 'snapshot.ts'), 'utf8'), snapshotText(ECHO_TOOL), 'the constant the snapshot names');
+
+    const after = run(workspace, 'check', '.');
+    assert.equal(after.status, 0, after.stdout + after.stderr);
+    assert.match(after.stdout, /3 pin\(s\): 3 verified, 0 drifted/);
+  });
+
+  test('a module behind a symbolic link leading out of the workspace is not followed: "cannot verify", exit 2', () => {
+    writeFileSync(path.join(outside, 'pins.ts'), pinsText(ECHO_SCHEMA));
+    symlinkSync(path.join(outside, 'pins.ts'), path.join(workspace, 'src', 'linked.ts'));
+    writeFileSync(path.join(workspace, 'src', 'viaLink.ts'), stepsText.replace("from './pins';", "from './linked';").replace(/^import \* as all.*\n/m, '').replace(/^export const again.*\n/m, ''));
+    try {
+      const result = run(workspace, 'check', 'src/viaLink.ts');
+      assert.equal(result.status, 2, result.stdout + result.stderr);
+      assert.match(result.stdout, /src\/viaLink\.ts:4:104 +cannot verify +schema pin of echo_upper on demo: cannot verify: it is PINS\.echo, imported from '\.\/linked', and '\.\/linked' could not be read: .*symbolic link.*outside the workspace; Toolpin does not follow it/);
+    } finally {
+      rmSync(path.join(workspace, 'src', 'viaLink.ts'));
+      rmSync(path.join(workspace, 'src', 'linked.ts'));
+    }
   });
 });

@@ -26,6 +26,10 @@ import { TOOLPIN_VERSION } from '../runtime';
 import { type CliIo, readIfPresent } from './io';
 import { cliTrust } from './trust';
 import { checkLockFiles, findLockFiles, isLockFile } from './lockfiles';
+import { nodeModuleAccess } from '../io/sourceModules';
+import { readRegularText } from '../io/regularFile';
+import { foreignPinAt } from '../core/documents/source/analyzeSource';
+import { defaultSourceNames } from '../core/documents/source/sourceNames';
 
 /** Servers `toolpin check` lists at the same time unless --concurrency says otherwise. */
 export const CHECK_CONCURRENCY = 8;
@@ -155,6 +159,8 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     variables: { env, userHome: os.homedir() },
     offline: args.offline === true,
     now: () => Date.now(),
+    // Pins imported from another module of the workspace are read there (relative imports only).
+    modules: nodeModuleAccess({ root: workspaceFolder, maxFileBytes: defaultSourceNames().maxFileBytes }),
     onIssues: say,
     // Made when the first document needs a server, before the others are analyzed: how many will
     // be needed is not known yet, so the default allows 8 at once (never more than are needed).
@@ -187,14 +193,37 @@ function terminalProgress(io: CliIo, total: number): ListingProgress {
   };
 }
 
+/** The texts of the modules that write pins the documents import (for SARIF fixes there); a module that cannot be read is absent. */
+async function definingModuleTexts(documents: readonly CliDocument[]): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  for (const document of documents) {
+    for (const foreign of document.model.kind === 'source' ? document.model.foreignPins : []) {
+      if (texts.has(foreign.file)) continue;
+      try {
+        texts.set(foreign.file, await readRegularText(foreign.file));
+      } catch {
+        // Its SARIF fix is left out; the drift is reported all the same.
+      }
+    }
+  }
+  return texts;
+}
+
 export async function checkCommand(io: CliIo, given: CheckArgs): Promise<number> {
   const args: CheckArgs = given.structureOnly ? { ...given, offline: true } : given;
   const { documents, registry, listings, results, couldNotRead, pinnedContent, policy, workspaceFolder, lockFiles } = await verifyPaths(io, args, 'check');
+  const definingTexts = await definingModuleTexts(documents);
   const reportInputs: ReportFileInput[] = documents.map((document) => {
     const verification = results.get(document.path)!;
     let problems = capProblems([...document.problems, ...verification.problems]);
     if (args.offline) problems = problems.filter((found) => found.code !== 'TP403');
-    return { path: document.display, text: document.text, verdicts: verification.verdicts, problems };
+    const model = document.model;
+    const writtenElsewhere: ReportFileInput['writtenElsewhere'] = (span, tool) => {
+      const foreign = foreignPinAt(model, span, tool);
+      const text = foreign ? definingTexts.get(foreign.file) : undefined;
+      return foreign && text !== undefined ? { path: displayPath(io.cwd, foreign.file), text, literal: foreign.literal, quote: foreign.quote } : undefined;
+    };
+    return { path: document.display, text: document.text, verdicts: verification.verdicts, problems, writtenElsewhere };
   });
   // A broken policy is reported as a file of its own: its errors fail the run like any other.
   if (policy.text !== undefined && policy.problems.length > 0) {

@@ -29,7 +29,8 @@ import { entryPath, PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import { analyzeDocument, connectorOf, isBuildOutput } from '../core/documents/documents';
 import { pinKind } from '../core/documents/kinds/registry';
 import { definedIn } from '../core/verify/registry';
-import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry } from '../core/documents/fixes';
+import { type ForeignPin, foreignPinAt } from '../core/documents/source/analyzeSource';
+import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry, stringLiteral } from '../core/documents/fixes';
 import { LineIndex } from '../core/json/lineIndex';
 import { isParsedPin, type ParsedPin, parsePin } from '../core/pins/pins';
 import { type DriftData, isDriftData, isSecurityData, isUnservedPinData, type SecurityData } from '../core/verify/payloads';
@@ -56,6 +57,8 @@ export interface PinArgs extends Omit<CheckArgs, 'format'> {
 interface Repin extends DriftData {
   readonly document: CliDocument;
   readonly problem: Problem;
+  /** Set when the pin is written in another module (`PINS.search` from `./pins`): the literal rewritten is there. */
+  readonly foreign?: ForeignPin;
   /** Set when the drift adds cues of tool poisoning (TP407 on the same pin). */
   readonly security?: SecurityData;
 }
@@ -180,7 +183,8 @@ async function pinDocuments(io: CliIo, args: PinArgs, verified: VerifiedWorkspac
     return unverified > 0 ? 2 : 0;
   }
 
-  for (const repin of repins) await showRepin(io, verified.workspaceFolder, repin);
+  const definingTexts = await definingModules(repins);
+  for (const repin of repins) await showRepin(io, verified.workspaceFolder, repin, definingTexts);
 
   const removable = missing.filter((entry) => entry.kind === 'tool');
   const manual = missing.filter((entry) => entry.kind === 'schema');
@@ -220,12 +224,18 @@ async function pinDocuments(io: CliIo, args: PinArgs, verified: VerifiedWorkspac
   };
   // A drift of the security class (TP407) is reviewed one tool at a time: a bulk write leaves it.
   const heldBack = args.tool === undefined ? repins.filter((repin) => repin.security !== undefined) : [];
-  for (const repin of repins) if (!heldBack.includes(repin)) of(repin.document).repins.push(repin);
+  const foreign = new Map<string, Repin[]>();
+  for (const repin of repins) {
+    if (heldBack.includes(repin)) continue;
+    if (repin.foreign) foreign.set(repin.foreign.file, [...(foreign.get(repin.foreign.file) ?? []), repin]);
+    else of(repin.document).repins.push(repin);
+  }
   for (const removal of removals) of(removal.document).removals.push(removal);
   const outcome: WriteOutcome = { repinned: 0, removed: 0, files: 0, notWritten: 0, refused: 0 };
   for (const [document, list] of byDocument) {
     await writeDocument(io, verified, document, list, args.tool, outcome);
   }
+  for (const [file, list] of foreign) await writeDefiningModule(io, verified, file, list, outcome);
   const done = [
     outcome.repinned > 0 || outcome.removed === 0 ? `${outcome.repinned} re-pin(s)` : '',
     outcome.removed > 0 ? `${outcome.removed} removal(s) of missing snapshot entries` : '',
@@ -246,12 +256,11 @@ async function pinDocuments(io: CliIo, args: PinArgs, verified: VerifiedWorkspac
 }
 
 /** One re-pin as the run shows it: the line before and after, what changed, security cues, the content. */
-async function showRepin(io: CliIo, workspaceFolder: string, repin: Repin): Promise<void> {
-  const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
-  const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
-  const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
-  io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
-  io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
+async function showRepin(io: CliIo, workspaceFolder: string, repin: Repin, definingTexts: ReadonlyMap<string, string>): Promise<void> {
+  // A pin imported from another module is shown where it is written, naming its use.
+  const shown = repinLine(io, repin, definingTexts);
+  io.stdout(`${shown.where}  ${repin.tool} on ${repin.server}\n`);
+  io.stdout(`  - ${shown.before}\n  + ${shown.after}\n`);
   const change = repin.summary;
   // "what changed is unknown" is said below, with the store entry that is missing.
   if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
@@ -308,7 +317,8 @@ function changesOf(document: CliDocument, problems: readonly Problem[], tool: st
       const data = found.data;
       if (tool !== undefined && data.tool !== tool) continue;
       const security = problems.find((other) => other.code === 'TP407' && other.span.offset === found.span.offset);
-      repins.push({ document, problem: found, ...data, ...(security && isSecurityData(security.data) ? { security: security.data } : {}) });
+      const foreign = foreignPinAt(document.model, found.span, data.tool);
+      repins.push({ document, problem: found, ...data, ...(security && isSecurityData(security.data) ? { security: security.data } : {}), ...(foreign ? { foreign } : {}) });
     } else if (found.code === 'TP401' && isUnservedPinData(found.data)) {
       const data = found.data;
       if (tool !== undefined && data.tool !== tool) continue;
@@ -352,7 +362,7 @@ async function writeDocument(
       let target = document;
       let list = shown;
       if (current !== document.text) {
-        const analysis = analyzeDocument(document.kind, current, document.path);
+        const analysis = analyzeDocument(document.kind, current, document.path, undefined, verified.modules);
         target = { ...document, model: analysis.model, text: current, problems: analysis.problems };
         const result = verified.verifyAgain(target);
         const now = changesOf(target, result.problems, tool);
@@ -380,7 +390,7 @@ async function writeDocument(
       for (const removal of list.removals) {
         const instanceIndex = (connectorOf(target)?.instances ?? []).findIndex((instance) => removal.problem.span.offset >= instance.node.offset && removal.problem.span.offset <= instance.node.offset + instance.node.length);
         // Source files too: the cut reads only the commas, whitespace and comments between entries.
-        const fresh = pinKind(target.kind).servers === 'none' ? undefined : connectorOf(analyzeDocument(target.kind, text, target.path));
+        const fresh = pinKind(target.kind).servers === 'none' ? undefined : connectorOf(analyzeDocument(target.kind, text, target.path, undefined, verified.modules));
         const instance = fresh?.instances[instanceIndex];
         const edits = instance ? removeSnapshotEntryEdits(text, instance, removal.tool) : [];
         if (edits.length === 0) {
@@ -402,6 +412,87 @@ async function writeDocument(
     const reason = error instanceof FileLockTimeout ? error.message : error instanceof WriteRefused ? terminalSafe(error.message) : `${document.display} could not be written: ${errorMessage(error)}`;
     io.stderr(`toolpin pin: ${reason}; nothing written to ${document.display}\n`);
     outcome.notWritten += shownCount;
+  }
+}
+
+/** The texts of the modules that define imported pins, read once; a module that cannot be read is absent. */
+async function definingModules(repins: readonly Repin[]): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  for (const repin of repins) {
+    const file = repin.foreign?.file;
+    if (file === undefined || texts.has(file)) continue;
+    try {
+      texts.set(file, await readRegularText(file));
+    } catch {
+      // Said when it is written; the dry run shows the use instead.
+    }
+  }
+  return texts;
+}
+
+/** Where a re-pin is written and its line before and after: the use's line, or the defining module's (naming the use). */
+function repinLine(io: CliIo, repin: Repin, definingTexts: ReadonlyMap<string, string>): { where: string; before: string; after: string } {
+  const foreign = repin.foreign;
+  const definingText = foreign ? definingTexts.get(foreign.file) : undefined;
+  if (!foreign || definingText === undefined) {
+    const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
+    const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
+    const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
+    return { where: where(repin.document, repin.problem), before: lineText.trim(), after: updated.trim() };
+  }
+  const start = new LineIndex(definingText).positionAt(foreign.literal.offset);
+  const lineText = definingText.split(/\r?\n/)[start.line] ?? '';
+  const updated = applyTextEdits(definingText, [foreignPinEdit(foreign, repin.live)]).split(/\r?\n/)[start.line] ?? '';
+  return { where: `${displayPath(io.cwd, foreign.file)}:${start.line + 1}:${start.character + 1} (used at ${where(repin.document, repin.problem)})`, before: lineText.trim(), after: updated.trim() };
+}
+
+/** The edit that rewrites an imported pin where it is written, in its own quote. */
+function foreignPinEdit(foreign: ForeignPin, live: string): { offset: number; length: number; content: string } {
+  return { offset: foreign.literal.offset, length: foreign.literal.length, content: stringLiteral(live, foreign.quote) };
+}
+
+/**
+ * Writes the re-pins of pins that modules import from `file` (`./pins.ts`): each literal is
+ * rewritten where it is written, and nothing else. Under the file's lock the file is read again;
+ * a literal that no longer holds the pin shown is not written (it changed meanwhile), and a
+ * literal that several uses would set to different values (two servers pinned by one constant)
+ * is not written either: the constant must be split by hand.
+ */
+async function writeDefiningModule(io: CliIo, verified: VerifiedWorkspace, file: string, repins: readonly Repin[], outcome: WriteOutcome): Promise<void> {
+  const display = displayPath(io.cwd, file);
+  try {
+    const scope = scopeFor(file, verified.workspaceFolder);
+    await withFileLock(file, scope, async () => {
+      const current = await readRegularText(file);
+      const byLiteral = new Map<number, Repin[]>();
+      for (const repin of repins) byLiteral.set(repin.foreign!.literal.offset, [...(byLiteral.get(repin.foreign!.literal.offset) ?? []), repin]);
+      const edits: Array<{ offset: number; length: number; content: string }> = [];
+      const written: Repin[] = [];
+      for (const [, uses] of byLiteral) {
+        const first = uses[0]!;
+        const literal = first.foreign!.literal;
+        const now = current.slice(literal.offset, literal.offset + literal.length);
+        if (!now.includes(first.pinned)) {
+          io.stderr(`toolpin pin: ${display} changed since it was read; the pin of ${first.tool} there was not written\n`);
+          outcome.notWritten += uses.length;
+        } else if (uses.some((use) => use.live !== first.live)) {
+          io.stderr(`toolpin pin: the pin at ${display} is used for ${uses.map((use) => `${use.tool} on ${use.server}`).join(' and ')}, which now need different pins; not written: give each its own constant\n`);
+          outcome.notWritten += uses.length;
+        } else {
+          edits.push(foreignPinEdit(first.foreign!, first.live));
+          written.push(first);
+          outcome.repinned += uses.length;
+        }
+      }
+      if (written.length === 0) return;
+      await writeStoreEntries(io, verified.workspaceFolder, written, outcome);
+      await writeFileSafely(file, applyTextEdits(current, edits), scope);
+      outcome.files++;
+    });
+  } catch (error) {
+    const reason = error instanceof FileLockTimeout ? error.message : error instanceof WriteRefused ? terminalSafe(error.message) : `${display} could not be written: ${errorMessage(error)}`;
+    io.stderr(`toolpin pin: ${reason}; nothing written to ${display}\n`);
+    outcome.notWritten += repins.length;
   }
 }
 

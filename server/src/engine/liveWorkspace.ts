@@ -20,7 +20,7 @@
  *   `onDidChange` or the publications it causes.
  */
 import * as path from 'node:path';
-import { analyzeDocument, blueprintOf, connectorOf, definesServers, type DocumentAnalysis, documentKindOf, holdsAnything, reanalyzeDocument } from '../core/documents/documents';
+import { analyzeDocument, blueprintOf, connectorOf, definesServers, type DocumentAnalysis, type DocumentKind, documentKindOf, holdsAnything, type ModuleAccess, reanalyzeDocument } from '../core/documents/documents';
 import { kindOfFile } from '../core/documents/kinds/registry';
 import { BUILT_IN_SOURCE_NAMES, type SourceNames, sourceNamesKey } from '../core/documents/source/sourceNames';
 import { definedIn, type ServerDefinition, ServerRegistry } from '../core/verify/registry';
@@ -68,6 +68,12 @@ export interface LiveWorkspaceOptions {
   readonly log: (line: string) => void;
   /** One-shot timers (the runtime's), for the background re-check of stale listings. */
   readonly setTimeout: (callback: () => void, milliseconds: number) => Timer;
+  /**
+   * A module access for one analysis (io/sourceModules.ts): reads the modules a source file imports
+   * pins from, inside `root`, preferring an editor's text (`openText`). Absent, imported pins are
+   * "cannot verify".
+   */
+  readonly moduleAccess?: (root: string, openText: (file: string) => string | undefined, maxFileBytes: number) => ModuleAccess;
 }
 
 interface DocumentState {
@@ -106,6 +112,8 @@ function uriPathOf(uri: string): string | undefined {
 export class LiveWorkspace {
   private folders: string[] = [];
   private readonly documents = new Map<string, DocumentState>();
+  /** For each source document, the other modules its analysis read pins from: a change to one of them analyzes it again. */
+  private readonly dependencies = new Map<string, ReadonlySet<string>>();
   private readonly sourceNames = new Map<string, SourceNames>();
   private readonly sourceNamesKeys = new Map<string, string>();
   private readonly registries = new Map<string, Promise<ServerRegistry>>();
@@ -235,7 +243,7 @@ export class LiveWorkspace {
       this.documents.delete(file);
       return;
     }
-    const analysis = analyzeDocument(kind, text, file, this.namesOf(file));
+    const analysis = this.analyze(kind, text, file, this.namesOf(file));
     // A module without pins is not kept unless an editor holds it: a watcher reports every
     // TypeScript file a build writes, and none of them is a document.
     if (!holdsAnything(analysis)) {
@@ -262,10 +270,49 @@ export class LiveWorkspace {
     }
     // A keystroke re-reads only what it touched (the previous analysis is handed over for good).
     // A source file read with other names (the settings changed) is read again in full.
-    const analysis = existing && existing.names === names ? reanalyzeDocument(kind, existing, text, file, names) : analyzeDocument(kind, text, file, names);
+    const analysis = this.analyze(kind, text, file, names, existing && existing.names === names ? existing : undefined);
     this.documents.set(file, { text, open: true, analysis, names });
     if (definesServers(existing?.analysis) || definesServers(analysis)) this.invalidateRegistry(this.folderOf(file));
+    this.importersChanged(file);
     return analysis;
+  }
+
+  /**
+   * Analyzes a document, reading the pins it imports from other modules of its folder (open
+   * editors' text first), and keeps which modules it read. `previous` is consumed as
+   * {@link reanalyzeDocument} says.
+   */
+  private analyze(kind: DocumentKind, text: string, file: string, names: SourceNames, previous?: { readonly text: string; readonly analysis: DocumentAnalysis }): DocumentAnalysis {
+    const base = kind === 'source' && isLocalPath(file) ? this.options.moduleAccess?.(this.folderOf(file), (other) => (this.documents.get(other)?.open ? this.documents.get(other)!.text : undefined), names.maxFileBytes) : undefined;
+    const read = new Set<string>();
+    const modules: ModuleAccess | undefined = base && {
+      ...(base.parsed ? { parsed: base.parsed } : {}),
+      resolve: (from, specifier) => {
+        const found = base.resolve(from, specifier);
+        if (found && 'file' in found) read.add(found.file);
+        return found;
+      },
+    };
+    const analysis = previous ? reanalyzeDocument(kind, previous, text, file, names, modules) : analyzeDocument(kind, text, file, names, modules);
+    if (read.size > 0) this.dependencies.set(file, read);
+    else this.dependencies.delete(file);
+    return analysis;
+  }
+
+  /**
+   * The module `file` changed (an edit, a save, a close): the documents that read pins from it are
+   * analyzed again and announced, so their diagnostics follow the pins where they are written.
+   */
+  private importersChanged(file: string): void {
+    const importers: string[] = [];
+    for (const [importer, read] of this.dependencies) {
+      const state = importer !== file && read.has(file) ? this.documents.get(importer) : undefined;
+      const kind = documentKindOf(importer);
+      if (!state || !kind) continue;
+      state.analysis = this.analyze(kind, state.text, importer, state.names);
+      importers.push(importer);
+    }
+    if (importers.length > 0) this.fire(importers);
   }
 
   /** An editor closed a document: the disk version takes over (it may differ from the buffer). */
@@ -277,6 +324,7 @@ export class LiveWorkspace {
     await this.loadFromDisk(file);
     if (definesServers(before) || definesServers(this.documents.get(file)?.analysis)) this.invalidateRegistry(this.folderOf(file));
     this.fire([file]);
+    this.importersChanged(file);
   }
 
   /** A file changed on disk (file watcher): re-read it unless an editor holds it. */
@@ -298,6 +346,7 @@ export class LiveWorkspace {
     const before = state?.analysis;
     if (deleted) this.documents.delete(file);
     else await this.loadFromDisk(file);
+    this.importersChanged(file);
     const after = this.documents.get(file)?.analysis;
     if (definesServers(before) || definesServers(after)) {
       this.invalidateRegistry(this.folderOf(file));
@@ -329,6 +378,16 @@ export class LiveWorkspace {
   /** The source names of a folder or of a file's folder. */
   private namesOf(fileOrFolder: string): SourceNames {
     return this.sourceNames.get(this.folders.includes(fileOrFolder) ? fileOrFolder : this.folderOf(fileOrFolder)) ?? BUILT_IN_SOURCE_NAMES;
+  }
+
+  /**
+   * The text of a module that writes a pin a document imports (`./pins.ts`), for an edit there:
+   * an editor's text when one holds it, else the disk's.
+   */
+  async moduleText(file: string): Promise<string | undefined> {
+    const state = this.documents.get(file);
+    if (state?.open) return state.text;
+    return this.options.fileSystem.readFile(file);
   }
 
   /** Settings that change the registry (user servers) or verification changed. */

@@ -6,6 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { errorCode } from '../core/json/values';
 import { acceptDocument, acceptDocumentWith, findFiles, isDocumentName } from '../io/fileFinder';
+import { defaultSourceNames } from '../core/documents/source/sourceNames';
 import { isNotARegularFile, readRegularText } from '../io/regularFile';
 import type { WorkspaceFileSystem } from './liveWorkspace';
 
@@ -60,7 +61,8 @@ export async function findDocuments(paths: readonly string[]): Promise<{ files: 
     }
     const found = await findFiles(target, {
       match: isDocumentName,
-      accept: acceptDocument,
+      // A one-shot check has nothing else to do while it walks: one blocking read per module.
+      accept: acceptDocumentWith(defaultSourceNames(), { synchronous: true }),
       gitignore: true,
       onUnreadable: (folder, reason) => unreadable.push({ path: folder, reason }),
     });

@@ -16,7 +16,7 @@
  *   the check; its listings stay readable afterwards;
  * - offline, no definition is needed and every pin is "cannot verify (offline)".
  */
-import { analyzeDocument, blueprintFileOf, blueprintOf, connectorOf, type DocumentKind, documentKindOf, holdsNoPinSite } from '../core/documents/documents';
+import { analyzeDocument, blueprintFileOf, blueprintOf, connectorOf, type DocumentKind, documentKindOf, holdsNoPinSite, type ModuleAccess } from '../core/documents/documents';
 import { pinKind } from '../core/documents/kinds/registry';
 import { withVerificationTreeOnly } from '../core/documents/blueprint';
 import type { ConnectorModel } from '../core/documents/connector';
@@ -83,6 +83,8 @@ export interface WorkspaceCheckOptions<Source extends ListingSource = ListingSou
   /** Progress of the listing, for a terminal; called only when something is to be listed. */
   readonly progress?: (total: number) => ListingProgress;
   readonly now: () => number;
+  /** Reads pin values imported from other modules of the workspace (io/sourceModules.ts); without it they are "cannot verify". */
+  readonly modules?: ModuleAccess;
 }
 
 export interface WorkspaceCheck<Source extends ListingSource = ListingSource> {
@@ -102,6 +104,8 @@ export interface WorkspaceCheck<Source extends ListingSource = ListingSource> {
    * fetched; without the store or the policy, as only its drift and missing pins are asked for.
    */
   verifyAgain(document: AnalyzedDocument): VerificationResult;
+  /** The module access the documents were analyzed with, to analyze one again the same way. */
+  readonly modules?: ModuleAccess;
 }
 
 /**
@@ -156,8 +160,8 @@ async function readTexts(roots: readonly string[], files: Pick<CheckFileAccess, 
   return { entries, issues };
 }
 
-function analyzeEntry(entry: ReadEntry): CheckedDocument {
-  return { path: entry.path, ...analyzeDocument(entry.kind, entry.text, entry.path), text: entry.text };
+function analyzeEntry(entry: ReadEntry, modules?: ModuleAccess): CheckedDocument {
+  return { path: entry.path, ...analyzeDocument(entry.kind, entry.text, entry.path, undefined, modules), text: entry.text };
 }
 
 /**
@@ -165,8 +169,8 @@ function analyzeEntry(entry: ReadEntry): CheckedDocument {
  * of the parse tree verification reads (core/documents/blueprint.ts `withVerificationTreeOnly`).
  * Connector files and modules keep theirs: fixes (`toolpin pin`) edit them through the tree.
  */
-function analyzeForCheck(entry: ReadEntry): CheckedDocument {
-  const document = analyzeEntry(entry);
+function analyzeForCheck(entry: ReadEntry, modules?: ModuleAccess): CheckedDocument {
+  const document = analyzeEntry(entry, modules);
   const blueprint = blueprintFileOf(document);
   return blueprint ? { ...document, model: withVerificationTreeOnly(blueprint) } : document;
 }
@@ -352,7 +356,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   const read = await readTexts(options.roots, options.files);
   options.onIssues?.(read.issues);
   const analyzed = new Map<string, CheckedDocument>();
-  for (const entry of read.entries) if (declaresServers(entry.kind)) analyzed.set(entry.path, analyzeEntry(entry));
+  for (const entry of read.entries) if (declaresServers(entry.kind)) analyzed.set(entry.path, analyzeEntry(entry, options.modules));
   // A blueprint among the named files is analyzed later, so its servers may be anywhere: scan.
   const registry = await registryFor(options, [...analyzed.values()], read.entries.some((entry) => !declaresServers(entry.kind)));
 
@@ -362,7 +366,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
   for (const entry of read.entries) {
     let document = analyzed.get(entry.path);
     if (!document) {
-      document = analyzeForCheck(entry);
+      document = analyzeForCheck(entry, options.modules);
       if (needs.started && ++sinceYield >= ANALYSIS_SLICE) {
         sinceYield = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -395,6 +399,7 @@ export async function checkWorkspace<Source extends ListingSource>(options: Work
     policy: inputs.policy,
     pinnedContent: inputs.pinnedContent,
     verifyAgain: (document) => verifyDocument(document, { registry, listingFor: listingsFrom(listings, NOT_LISTED), now: options.now() }),
+    ...(options.modules ? { modules: options.modules } : {}),
   };
 }
 

@@ -42,8 +42,10 @@ import {
   replaceStringEdit,
   setSnapshotEntryEdits,
   storeEntries,
+  stringLiteral,
   type TextEdit,
 } from '../core/documents/fixes';
+import { foreignPinAt } from '../core/documents/source/analyzeSource';
 import { type DriftData, isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/verify/payloads';
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins/pins';
 import { PIN_STORE_FOLDER } from '../core/pins/storeLayout';
@@ -67,18 +69,39 @@ export interface EditBuilder {
   readonly canReview?: boolean;
 }
 
-/** A WorkspaceEdit with the document's edits and, when the client can, the store entries. */
+/** Edits of another module than the document: the module that writes a pin the document imports. */
+export interface ElsewhereEdits {
+  readonly uri: string;
+  /** The editor's version of the module when one holds it, else null (the disk's text). */
+  readonly version: number | null;
+  /** The text the edits' offsets are in. */
+  readonly text: string;
+  readonly edits: readonly TextEdit[];
+}
+
+function toDocumentEdit(document: TextDocument, version: number | null, edits: readonly TextEdit[]): TextDocumentEdit {
+  return {
+    textDocument: { uri: document.uri, version },
+    edits: edits.map((edit) => ({ range: { start: document.positionAt(edit.offset), end: document.positionAt(edit.offset + edit.length) }, newText: edit.content })),
+  };
+}
+
+/**
+ * A WorkspaceEdit with the document's edits, the edits of the modules that write the pins it
+ * imports (`elsewhere`), and, when the client can, the store entries.
+ */
 export function buildWorkspaceEdit(
   document: TextDocument,
   edits: readonly TextEdit[],
   storeEntries: ReadonlyArray<{ folder: string; relativePath: string; content: string }>,
   options: EditBuilder,
+  elsewhere: readonly ElsewhereEdits[] = [],
 ): WorkspaceEdit {
-  const documentEdit: TextDocumentEdit = {
-    textDocument: { uri: document.uri, version: document.version },
-    edits: edits.map((edit) => ({ range: { start: document.positionAt(edit.offset), end: document.positionAt(edit.offset + edit.length) }, newText: edit.content })),
-  };
-  if (!options.canCreateFiles || storeEntries.length === 0) return { documentChanges: [documentEdit] };
+  const documentEdits: TextDocumentEdit[] = [
+    ...(edits.length > 0 || elsewhere.length === 0 ? [toDocumentEdit(document, document.version, edits)] : []),
+    ...elsewhere.map((other) => toDocumentEdit(TextDocument.create(other.uri, 'typescript', 0, other.text), other.version, other.edits)),
+  ];
+  if (!options.canCreateFiles || storeEntries.length === 0) return { documentChanges: documentEdits };
   const changes: Array<TextDocumentEdit | CreateFile> = [];
   const seen = new Set<string>();
   for (const entry of storeEntries) {
@@ -94,8 +117,48 @@ export function buildWorkspaceEdit(
     changes.push({ kind: 'create', uri, options: { overwrite: true } });
     changes.push({ textDocument: { uri, version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: entry.content }] });
   }
-  changes.push(documentEdit);
+  changes.push(...documentEdits);
   return { documentChanges: changes };
+}
+
+/** Re-pins split by where they are written: edits of the document, and edits of the modules that write imported pins. */
+export interface PlacedRepins {
+  readonly local: TextEdit[];
+  readonly elsewhere: ElsewhereEdits[];
+  /** How many literals are rewritten in all (a literal several uses share counts once). */
+  readonly count: number;
+}
+
+/**
+ * Places the re-pins of `drifted` pins of the document `file`: a pin written where it is used is
+ * rewritten there; a pin read from another module (core/documents/source/sourceModules.ts) is
+ * rewritten where that module writes it, once however many uses share it. A module that cannot be
+ * read, or that a link leads out of the folder from, gets no edit (its pins are left out).
+ */
+export async function placeRepins(file: string, workspace: LiveWorkspace, text: string, drifted: ReadonlyArray<{ span: Span; data: { tool: string; live: string } }>): Promise<PlacedRepins> {
+  const analysis = workspace.analysis(file);
+  const folder = workspace.folderOf(file);
+  const local: TextEdit[] = [];
+  const byFile = new Map<string, Map<number, TextEdit>>();
+  for (const found of drifted) {
+    const foreign = analysis ? foreignPinAt(analysis.model, found.span, found.data.tool) : undefined;
+    if (!foreign) {
+      local.push(replacePinEdit(found.span, found.data.live, text));
+      continue;
+    }
+    const edits = byFile.get(foreign.file) ?? new Map<number, TextEdit>();
+    byFile.set(foreign.file, edits);
+    edits.set(foreign.literal.offset, { offset: foreign.literal.offset, length: foreign.literal.length, content: stringLiteral(found.data.live, foreign.quote) });
+  }
+  const elsewhere: ElsewhereEdits[] = [];
+  for (const [other, edits] of byFile) {
+    const otherText = writableInside(other, folder) ? await workspace.moduleText(other) : undefined;
+    if (otherText === undefined) continue;
+    const uri = pathToUri(other);
+    // Unversioned: the module is edited in the text read now (an editor's, else the disk's).
+    elsewhere.push({ uri, version: null, text: otherText, edits: [...edits.values()] });
+  }
+  return { local, elsewhere, count: local.length + elsewhere.reduce((sum, other) => sum + other.edits.length, 0) };
 }
 
 /** True when `file` may be written within `folder`: its real location, links resolved, is inside. */
@@ -167,7 +230,10 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
         const match = current.problems.find((found) => found.code === received.code && found.span.offset === offset);
         if (match?.data) diagnostic = { ...received, data: match.data };
       }
-      actions.push(...quickFixesFor(document, text, diagnostic, workspace, folder, options, reviewActions, securityOffsets));
+      const drift = diagnostic.code === 'TP400' && isDriftData(diagnostic.data) ? diagnostic.data : undefined;
+      const start = document.offsetAt(diagnostic.range.start);
+      const placed = drift ? await placeRepins(file, workspace, text, [{ span: { offset: start, length: document.offsetAt(diagnostic.range.end) - start }, data: drift }]) : undefined;
+      actions.push(...quickFixesFor(document, text, diagnostic, workspace, folder, options, reviewActions, securityOffsets, placed));
     }
     actions.push(...reviewActions);
   }
@@ -176,17 +242,17 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
     const { drifted, repins, entries } = await repinsOf(file, workspace, text);
     const repinTitle = `Re-pin all ${drifted.length} drifted pin${drifted.length === 1 ? '' : 's'}`;
     if (wants(CodeActionKind.QuickFix) && drifted.length > 1) {
-      actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins, entries, options) });
+      actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins.local, entries, options, repins.elsewhere) });
     }
     if (wants(FIX_ALL_KIND)) {
       // A malformed pin has no verdict, so a lower-casing never touches a pin that is re-pinned.
       const lowercasings = lowercaseEditsOf(text, workspace.analysis(file)?.problems ?? []);
-      if (repins.length + lowercasings.length > 0) {
+      if (repins.count + lowercasings.length > 0) {
         const parts = [
-          ...(repins.length > 0 ? [repinTitle] : []),
-          ...(lowercasings.length > 0 ? [`${repins.length > 0 ? 'lower' : 'Lower'}-case ${lowercasings.length} pin${lowercasings.length === 1 ? '' : 's'} written in uppercase hex`] : []),
+          ...(repins.count > 0 ? [repinTitle] : []),
+          ...(lowercasings.length > 0 ? [`${repins.count > 0 ? 'lower' : 'Lower'}-case ${lowercasings.length} pin${lowercasings.length === 1 ? '' : 's'} written in uppercase hex`] : []),
         ];
-        actions.push({ title: `${parts.join(' and ')} in this file`, kind: FIX_ALL_KIND, edit: buildWorkspaceEdit(document, [...repins, ...lowercasings], entries, options) });
+        actions.push({ title: `${parts.join(' and ')} in this file`, kind: FIX_ALL_KIND, edit: buildWorkspaceEdit(document, [...repins.local, ...lowercasings], entries, options, repins.elsewhere) });
       }
     }
   }
@@ -194,14 +260,14 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
 }
 
 /** The re-pins of every drifted pin of a file, with the store entries that record their content. */
-async function repinsOf(file: string, workspace: LiveWorkspace, text: string): Promise<{ drifted: unknown[]; repins: TextEdit[]; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
+async function repinsOf(file: string, workspace: LiveWorkspace, text: string): Promise<{ drifted: unknown[]; repins: PlacedRepins; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
   const folder = workspace.folderOf(file);
   const verification = await workspace.verification(file);
   const security = new Set(verification.problems.filter((found) => found.code === 'TP407').map((found) => found.span.offset));
   // A security-class drift is left out of every bulk re-pin: it is accepted one tool at a time.
   const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) && !security.has(found.span.offset) ? [{ span: found.span, data: found.data }] : []));
-  // The pin literal keeps its own quote (a source file's '…' or `…`).
-  const repins = drifted.map((found) => replacePinEdit(found.span, found.data.live, text));
+  // The pin literal keeps its own quote (a source file's '…' or `…`), where it is written.
+  const repins = await placeRepins(file, workspace, text, drifted);
   const entries = drifted.flatMap((found) => storeEntriesFor(found.data).map((entry) => ({ folder, ...entry })));
   return { drifted, repins, entries };
 }
@@ -211,7 +277,7 @@ export async function computeRepinEdits(document: TextDocument, workspace: LiveW
   const file = uriToPath(document.uri);
   if (document.uri.startsWith('file:') && !writableInside(file, workspace.folderOf(file))) return { edit: null, repins: 0 };
   const { repins, entries } = await repinsOf(file, workspace, document.getText());
-  return { edit: repins.length > 0 ? buildWorkspaceEdit(document, repins, entries, options) : null, repins: repins.length };
+  return { edit: repins.count > 0 ? buildWorkspaceEdit(document, repins.local, entries, options, repins.elsewhere) : null, repins: repins.count };
 }
 
 /** The algorithm of the pins a malformed-pin code is about. */
@@ -235,6 +301,7 @@ function quickFixesFor(
   options: EditBuilder,
   reviewActions: CodeAction[],
   securityOffsets: ReadonlySet<number> = new Set(),
+  placed?: PlacedRepins,
 ): CodeAction[] {
   const data: unknown = diagnostic.data;
   const span = spanOf(document, diagnostic);
@@ -246,7 +313,7 @@ function quickFixesFor(
   const editOptions = { source: pinKindOfFile(uriToPath(document.uri))?.pinEdits === 'source-style' };
   switch (diagnostic.code) {
     case 'TP400':
-      return isDriftData(data) ? driftFixes(document, diagnostic, data, folder, options, reviewActions, securityOffsets.has(start)) : [];
+      return isDriftData(data) && placed?.count !== 0 ? driftFixes(document, diagnostic, data, folder, options, reviewActions, securityOffsets.has(start), placed) : [];
     case 'TP405': {
       if (!isPinnableToolData(data)) return [];
       const instance = instanceAt(workspace, document, start);
@@ -332,7 +399,7 @@ function quickFixesFor(
  * where the client can review. The title of a security-class re-pin (`security`) says what it
  * accepts, and it is never the preferred fix.
  */
-function driftFixes(document: TextDocument, diagnostic: Diagnostic, data: DriftData, folder: string, options: EditBuilder, reviewActions: CodeAction[], security: boolean): CodeAction[] {
+function driftFixes(document: TextDocument, diagnostic: Diagnostic, data: DriftData, folder: string, options: EditBuilder, reviewActions: CodeAction[], security: boolean, placed?: PlacedRepins): CodeAction[] {
   const entries = storeEntriesFor(data).map((entry) => ({ folder, ...entry }));
   if (options.canReview) {
     reviewActions.push({
@@ -348,7 +415,8 @@ function driftFixes(document: TextDocument, diagnostic: Diagnostic, data: DriftD
       kind: CodeActionKind.QuickFix,
       diagnostics: [diagnostic],
       ...(security ? {} : { isPreferred: true }),
-      edit: buildWorkspaceEdit(document, [replacePinEdit(spanOf(document, diagnostic), data.live, document.getText())], entries, options),
+      // Where the pin is written: here, or in the module it is imported from.
+      edit: placed ? buildWorkspaceEdit(document, placed.local, entries, options, placed.elsewhere) : buildWorkspaceEdit(document, [replacePinEdit(spanOf(document, diagnostic), data.live, document.getText())], entries, options),
     },
   ];
 }
@@ -385,12 +453,14 @@ function renameActions(
     const step = blueprint.steps.find((candidate) => candidate.mcp?.toolName?.span.offset === start);
     const mcp = step?.mcp;
     if (!mcp?.toolName || mcp.toolName.value !== data.tool || !mcp.expectedSchemaHash) return [];
+    // A pin written in another module is not renamed from here: the module may pin other uses too.
+    if (analysis && foreignPinAt(analysis.model, mcp.expectedSchemaHash.span)) return [];
     edits.push(replaceStringEdit(mcp.toolName.span, rename.tool, text));
     if (mcp.expectedSchemaHash.value !== rename.live) edits.push(replacePinEdit(mcp.expectedSchemaHash.span, rename.live, text));
   } else if (data.kind === 'tool') {
     const instance = instanceAt(workspace, document, start);
     const entry = instance?.snapshot.find((candidate) => candidate.tool.span.offset === start && candidate.tool.value === data.tool);
-    if (!instance || !entry) return [];
+    if (!instance || !entry || (analysis && foreignPinAt(analysis.model, entry.pin.span, data.tool))) return [];
     edits.push(replaceStringEdit(entry.tool.span, rename.tool, text), replacePinEdit(entry.pin.span, rename.live, text));
     // A renamed pin outside include would be a new finding (TP305): its include entry follows it.
     for (const included of instance.include ?? []) if (included.value === data.tool) edits.push(replaceStringEdit(included.span, rename.tool, text));

@@ -6,6 +6,9 @@
  * Tool names, descriptions and schemas come from servers and are untrusted: they are shown only in
  * code spans and fenced blocks (core/report/markdown.ts), never as markdown or command links.
  */
+import * as path from 'node:path';
+import { type ForeignPin, foreignPinAt } from '../core/documents/source/analyzeSource';
+import { LineIndex } from '../core/json/lineIndex';
 import { type Connection, type Hover, MarkupKind, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { classifySchemaPinChange, classifyToolPinChange, lineDiff, prettyCanonicalJson, readStoreEntry } from '../core/review/changes';
@@ -108,6 +111,9 @@ export async function computeHover(document: TextDocument, offset: number, works
     for (const cue of security.data.cues) lines.push(`- ${cue.label}: ${write.code(cue.evidence)}`);
     lines.push('', ...(await changeSection(workspace, file, target, pin, liveTool, write)));
   }
+  // A pin imported from another module is rewritten there: the hover says where.
+  const foreign = target.pinSpan ? foreignPinAt(analysis.model, target.pinSpan, target.tool) : undefined;
+  if (foreign) lines.push('', `Written in ${write.code(await whereWritten(workspace, file, foreign))}, which this module imports it from; a re-pin rewrites it there.`);
   // Drift is explained by "What changed" below; other states need their reason.
   if (verdict?.reason && verdict.state !== 'verified' && verdict.state !== 'drifted') lines.push('', `Why: ${write.code(verdict.reason)}`);
   // What the repository's policy did to this pin's finding (its reason is the repository's text).
@@ -140,6 +146,15 @@ export async function computeHover(document: TextDocument, offset: number, works
     contents: { kind: write.kind, value: redactKnownSecrets(lines.join('\n')) },
     range: spanToRange(document, target.on === 'pin' && target.pinSpan ? target.pinSpan : spanOfTarget(target)),
   };
+}
+
+/** Where an imported pin is written: its module relative to the workspace folder, line and column (1-based). */
+export async function whereWritten(workspace: LiveWorkspace, file: string, foreign: ForeignPin): Promise<string> {
+  const relative = path.relative(workspace.folderOf(file), foreign.file).split(path.sep).join('/');
+  const text = await workspace.moduleText(foreign.file);
+  if (text === undefined) return relative;
+  const start = new LineIndex(text).positionAt(foreign.literal.offset);
+  return `${relative}:${start.line + 1}:${start.character + 1}`;
 }
 
 function spanOfTarget(target: PinTarget): { offset: number; length: number } {

@@ -7,7 +7,7 @@
 import type { Connection, TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { classifySchemaPinChange, classifyToolPinChange, prettyCanonicalJson, readStoreEntry } from '../core/review/changes';
-import { replacePinEdit, setSnapshotEntryEdits, storeEntries } from '../core/documents/fixes';
+import { setSnapshotEntryEdits, storeEntries } from '../core/documents/fixes';
 import { fullDefinitionContent } from '../core/verify/fullDefinition';
 import { pinTargetAt } from '../core/documents/locate';
 import { formatPin, isParsedPin, parsePin, schemaPin, schemaPinContent } from '../core/pins/pins';
@@ -17,7 +17,9 @@ import { PinDetailsRequest, type PinDetails, type PinLocation, RepinRequest } fr
 import { containsKnownSecret, redactKnownSecretsDeep } from '../mcp/credentials';
 import { runSafe } from '../util/runSafe';
 import { uriToPath } from '../util/uris';
-import { buildWorkspaceEdit, type EditBuilder } from './codeActions';
+import { buildWorkspaceEdit, type EditBuilder, placeRepins } from './codeActions';
+import { foreignPinAt } from '../core/documents/source/analyzeSource';
+import { whereWritten } from './hover';
 
 function pretty(canonical: string): string {
   try {
@@ -81,6 +83,9 @@ async function resolve(location: PinLocation, documents: TextDocuments<TextDocum
     liveContent: liveContentCanonical !== null ? pretty(liveContentCanonical) : null,
     change,
   };
+  // A pin imported from another module is reviewed at its use and rewritten where it is written.
+  const foreign = analysis && target.pinSpan ? foreignPinAt(analysis.model, target.pinSpan, target.tool) : undefined;
+  if (foreign) details.writtenIn = await whereWritten(workspace, file, foreign);
   return { document, details, target, liveContentCanonical, liveDefinition: tools[0] ? fullDefinitionContent(tools[0].raw) : undefined };
 }
 
@@ -114,9 +119,11 @@ export function registerReview(
       const style = now.target.pin?.style ?? 'prefixed';
       const newPin = formatPin(current.algorithm, current.hex, style);
       const text = now.document.getText();
+      const placed = now.target.pinSpan !== undefined ? await placeRepins(uriToPath(now.document.uri), workspace, text, [{ span: now.target.pinSpan, data: { tool: now.target.tool, live: newPin } }]) : undefined;
+      if (placed && placed.count === 0) return { applied: false as const, reason: `the module that writes this pin (${now.details.writtenIn ?? 'another module'}) cannot be edited` };
       const edits =
-        now.target.pinSpan !== undefined
-          ? [replacePinEdit(now.target.pinSpan, newPin, text)]
+        placed !== undefined
+          ? placed.local
           : now.target.kind === 'tool'
             ? setSnapshotEntryEdits(text, now.target.instance, now.target.tool, newPin)
             : [];
@@ -125,7 +132,7 @@ export function registerReview(
       const folder = workspace.folderOf(uriToPath(now.document.uri));
       const full = now.liveDefinition !== undefined && !containsKnownSecret(now.liveDefinition) ? now.liveDefinition : undefined;
       const entries = containsKnownSecret(now.liveContentCanonical) ? [] : storeEntries(current.algorithm, current.hex, now.liveContentCanonical, { tool: now.target.tool, server: now.details.server ?? undefined, content: full }).map((entry) => ({ folder, ...entry }));
-      return { applied: true as const, edit: buildWorkspaceEdit(now.document, edits, entries, options()) };
+      return { applied: true as const, edit: buildWorkspaceEdit(now.document, edits, entries, options(), placed?.elsewhere) };
     }),
   );
 }

@@ -16,8 +16,9 @@ import type { UnreadPin } from './source/sourceReader';
 import type { SourceNames } from './source/sourceNames';
 import type { DocumentAnalysis, DocumentKind, PinKind } from './kinds/kind';
 import { pinKind, pinKindOfFile } from './kinds/registry';
+import type { ModuleAccess } from './source/sourceModules';
 
-export type { SourceModel, SourceNames };
+export type { ModuleAccess, SourceModel, SourceNames };
 export type { DocumentAnalysis, DocumentKind, PinKind };
 
 /** The id of the kind with pin sites a file is, from its name or URI, or undefined when Toolpin does not analyze it. */
@@ -51,10 +52,11 @@ export function connectorOf(document: DocumentModel): ConnectorModel | undefined
  * Analyzes a document of a known kind. `fileName` lets a source file's reader know JSX files
  * (`.tsx`, `.jsx`); `sourceNames` says which imports a source file's pin calls come from (the
  * `toolpin.sources.*` settings; by default the built-in ones, or the CLI run's). Never throws. At
- * most {@link capProblems}' limit of problems.
+ * most {@link capProblems}' limit of problems. `modules` lets a source file's pins imported from
+ * another module of the workspace be read there (core/documents/source/sourceModules.ts).
  */
-export function analyzeDocument(kind: DocumentKind, text: string, fileName?: string, sourceNames?: SourceNames): DocumentAnalysis {
-  const analysis = pinKind(kind).analyze(text, { fileName, sourceNames });
+export function analyzeDocument(kind: DocumentKind, text: string, fileName?: string, sourceNames?: SourceNames, modules?: ModuleAccess): DocumentAnalysis {
+  const analysis = pinKind(kind).analyze(text, { fileName, sourceNames, modules });
   return { kind, model: analysis.model, problems: capProblems(analysis.problems) };
 }
 
@@ -70,10 +72,11 @@ export function reanalyzeDocument(
   text: string,
   fileName?: string,
   sourceNames?: SourceNames,
+  modules?: ModuleAccess,
 ): DocumentAnalysis {
   const again = previous.analysis.kind === kind ? pinKind(kind).reanalyze?.(previous, text) : undefined;
   if (again) return { kind, model: again.model, problems: capProblems(again.problems) };
-  return analyzeDocument(kind, text, fileName, sourceNames);
+  return analyzeDocument(kind, text, fileName, sourceNames, modules);
 }
 
 /** The source model of a TypeScript or JavaScript document, else undefined. */
@@ -136,5 +139,5 @@ export function holdsAnything(analysis: DocumentAnalysis): boolean {
 export function holdsNoPinSite(document: DocumentModel): boolean {
   const source = sourceOf(document);
   if (!source) return false;
-  return source.blueprint.steps.length === 0 && source.connector.instances.length === 0 && source.unreadPins.length === 0 && source.computedPins.length === 0;
+  return source.blueprint.steps.length === 0 && source.connector.instances.length === 0 && source.unreadPins.length === 0 && source.computedPins.length === 0 && source.foreignPins.length === 0;
 }

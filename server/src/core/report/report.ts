@@ -5,11 +5,11 @@
  * Lines and characters are 0-based in the JSON report (as in LSP) and 1-based in SARIF regions
  * and in the text output. Characters count UTF-16 code units in all three.
  */
-import { replacePinEdit } from '../documents/fixes';
+import { replacePinEdit, stringLiteral } from '../documents/fixes';
 import { LineIndex, type Position } from '../json/lineIndex';
 import type { PolicedProblem, PolicedVerdict, PolicyNote } from '../verify/policy';
 import { isDriftData } from '../verify/payloads';
-import { PROBLEM_CODES, type Severity } from '../problems';
+import { PROBLEM_CODES, type Severity, type Span } from '../problems';
 import type { PinState, ServerListing } from '../verify/verify';
 
 export interface ReportRange {
@@ -74,6 +74,12 @@ export interface ReportFileInput {
   /** Verdicts and problems with the policy already applied (a `policy` note) or without one. */
   readonly verdicts: readonly PolicedVerdict[];
   readonly problems: readonly PolicedProblem[];
+  /**
+   * Where a pin used in this file is written when another module holds it (`PINS.search` from
+   * `./pins`): that module's path as shown to users, its text, and the literal (span and quote).
+   * A drift's SARIF fix rewrites the literal there.
+   */
+  readonly writtenElsewhere?: (span: Span, tool: string) => { readonly path: string; readonly text: string; readonly literal: Span; readonly quote: string | undefined } | undefined;
 }
 
 export interface ReportServerInput {
@@ -195,13 +201,18 @@ function repinFixes(file: ReportFileInput | undefined, uri: string): Map<string,
   for (const found of file.problems) {
     if (found.code !== 'TP400' || !isDriftData(found.data)) continue;
     const range = rangeOf(lines, found.span);
+    // A pin imported from another module is rewritten where that module writes it.
+    const elsewhere = file.writtenElsewhere?.(found.span, found.data.tool);
+    const change = elsewhere
+      ? { uri: elsewhere.path, region: rangeOf(new LineIndex(elsewhere.text), elsewhere.literal), text: stringLiteral(found.data.live, elsewhere.quote) }
+      : { uri, region: range, text: replacePinEdit(found.span, found.data.live, file.text).content };
     fixes.set(`${found.code}:${range.start.line}:${range.start.character}`, {
-      description: { text: `Re-pin "${found.data.tool}" to ${found.data.live} after reviewing what changed (toolpin pin shows the diff)` },
+      description: { text: `Re-pin "${found.data.tool}" to ${found.data.live}${elsewhere ? ` in ${elsewhere.path}, where it is written` : ''} after reviewing what changed (toolpin pin shows the diff)` },
       artifactChanges: [
         {
-          artifactLocation: { uri, uriBaseId: '%SRCROOT%' },
+          artifactLocation: { uri: change.uri, uriBaseId: '%SRCROOT%' },
           // The same literal the editor's re-pin writes: the pin in the quote it was written in.
-          replacements: [{ deletedRegion: sarifRegion(range), insertedContent: { text: replacePinEdit(found.span, found.data.live, file.text).content } }],
+          replacements: [{ deletedRegion: sarifRegion(change.region), insertedContent: { text: change.text } }],
         },
       ],
     });

@@ -20,6 +20,7 @@ import type { ConnectorModel } from '../connector';
 import type { Problem } from '../../problems';
 import type { SourceModel } from '../source/analyzeSource';
 import type { SourceNames } from '../source/sourceNames';
+import type { ModuleAccess } from '../source/sourceModules';
 
 /** The id of a registered kind (`blueprint`, `connector`, …; see ./registry.ts). */
 export type DocumentKind = string;
@@ -47,6 +48,8 @@ export interface AnalysisContext {
   readonly fileName?: string;
   /** Which imports a source file's pin calls come from (the `toolpin.sources.*` settings). */
   readonly sourceNames?: SourceNames;
+  /** How a source file reads the modules it imports pins from (none: imported pins are not followed). */
+  readonly modules?: ModuleAccess;
 }
 
 /** The bytes of a file as the content filter reads them (a Node Buffer is one). */

@@ -31,7 +31,7 @@ export const sourceKind: PinKind = {
   languages: [],
   activationEvents: LANGUAGES.map((language) => `onLanguage:${language}`),
   settings: ['sources.connectorFunctions', 'sources.invokeFunctions', 'sources.maxFileBytes'],
-  analyze: (text, context) => analyzeSource(text, context.fileName, context.sourceNames),
+  analyze: (text, context) => analyzeSource(text, context.fileName, context.sourceNames, context.modules),
   servers: 'may-declare',
   // The bytes first: most modules are not documents, and searching their UTF-8 spares decoding
   // them; decoded only when they name a pin module and function, for the sharper test.

@@ -10,7 +10,7 @@ import { checkConnectorNames, type ConnectorInstanceModel, type ConnectorModel, 
 import type { JsonNode, StringField } from '../../json/jsonDocument';
 import { getProperty, spanOf, stringField } from '../../json/jsonDocument';
 import { type Problem, problem, type Span } from '../../problems';
-import { type ComputedValue, type InvokeCall, MCP_INVOKE_CALL, pinLiteralsIn, readSource, type SourceReading, type UnreadPin } from './sourceReader';
+import { type ComputedValue, type InvokeCall, MCP_INVOKE_CALL, type ModuleAccess, pinLiteralsIn, readSource, type SourceReading, type UnreadPin } from './sourceReader';
 import type { SourceNames } from './sourceNames';
 
 export interface SourceModel {
@@ -27,6 +27,24 @@ export interface SourceModel {
    * function call): each is "cannot verify", never a pass and never a guess.
    */
   readonly computedPins: readonly ComputedPin[];
+  /**
+   * Pins read in another module (`PINS.search` imported from `./pins`): each is checked where it
+   * is used (`span`), and re-pinned where it is written (`file`, `literal`).
+   */
+  readonly foreignPins: readonly ForeignPin[];
+}
+
+/** A pin used in this module and written in another: the use, the tool it pins, and the literal to rewrite. */
+export interface ForeignPin {
+  /** The use in this module (`PINS.search`, or a whole imported `SNAPSHOT`). */
+  readonly span: Span;
+  readonly kind: 'schema' | 'tool';
+  readonly tool: string;
+  /** The module that writes the literal, as the module access named it (a path). */
+  readonly file: string;
+  /** The literal there, quotes included, and its quote. */
+  readonly literal: Span;
+  readonly quote: string | undefined;
 }
 
 /** A pin site whose value is computed or imported: where it is, which tool it pins, and why it cannot be read. */
@@ -47,6 +65,7 @@ function pinPathKind(path: string): 'schema' | 'tool' | undefined {
 
 /** Why a computed value cannot be read, naming the import when it is one. */
 function whyComputed(value: ComputedValue): string {
+  if (value.imported && value.reason !== undefined) return `it is ${value.text}, imported from '${value.imported.from}', and ${value.reason}`;
   if (value.imported) {
     return `it is ${value.text}, imported from '${value.imported.from}', and Toolpin reads pin values only in the module that uses them (a literal or a same-module constant), never across modules`;
   }
@@ -86,8 +105,8 @@ function isMissingFieldProblem(found: Problem, open: readonly JsonNode[]): boole
 }
 
 /** Parses and checks a TypeScript or JavaScript module; `names` as for {@link readSource}. Never throws. */
-export function analyzeSource(text: string, fileName?: string, names?: SourceNames): SourceAnalysis {
-  const reading = readSource(text, fileName, names);
+export function analyzeSource(text: string, fileName?: string, names?: SourceNames, modules?: ModuleAccess): SourceAnalysis {
+  const reading = readSource(text, fileName, names, modules);
   const problems: Problem[] = [];
   const open = [...reading.open];
   const labelled: Array<{ call: Span; label: string }> = [];
@@ -163,7 +182,35 @@ export function analyzeSource(text: string, fileName?: string, names?: SourceNam
     }
   }
   kept.sort((a, b) => a.span.offset - b.span.offset);
-  return { model: { kind: 'source', blueprint, connector, unreadPins, computedPins }, problems: onePerPosition(kept) };
+  const foreignPins = reading.origins.size > 0 ? foreignPinsOf(steps, instances, reading) : [];
+  return { model: { kind: 'source', blueprint, connector, unreadPins, computedPins, foreignPins }, problems: onePerPosition(kept) };
+}
+
+/** The pins of the steps and connector instances whose literal is written in another module. */
+function foreignPinsOf(steps: readonly StepModel[], instances: readonly ConnectorInstanceModel[], reading: SourceReading): ForeignPin[] {
+  const found: ForeignPin[] = [];
+  const add = (node: JsonNode | undefined, kind: 'schema' | 'tool', tool: string | undefined): void => {
+    const origin = node ? reading.origins.get(node) : undefined;
+    if (node && origin && tool !== undefined) found.push({ span: spanOf(node), kind, tool, file: origin.file, literal: origin.span, quote: origin.quote });
+  };
+  for (const step of steps) add(getProperty(step.node, 'expectedSchemaHash')?.valueNode, 'schema', step.mcp?.toolName?.value);
+  for (const instance of instances) {
+    const snapshot = getProperty(getProperty(instance.node, 'providerConfig')?.valueNode, 'toolsSnapshot')?.valueNode;
+    for (const property of snapshot?.type === 'object' ? (snapshot.children ?? []) : []) {
+      const key = property.children?.[0];
+      add(property.children?.[1], 'tool', typeof key?.value === 'string' ? key.value : undefined);
+    }
+  }
+  return found;
+}
+
+/**
+ * The pin of another module behind the pin at `span` of a source model (for a tool pin, of `tool`),
+ * or undefined when the pin is written where it is used.
+ */
+export function foreignPinAt(model: { readonly kind: string; readonly foreignPins?: readonly ForeignPin[] }, span: Span, tool?: string): ForeignPin | undefined {
+  if (model.kind !== 'source') return undefined;
+  return model.foreignPins?.find((pin) => pin.span.offset === span.offset && pin.span.length === span.length && (tool === undefined || pin.kind === 'schema' || pin.tool === tool));
 }
 
 /** The tool and server a computed pin belongs to: the step's toolName, or the snapshot key. */

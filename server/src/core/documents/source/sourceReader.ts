@@ -27,14 +27,16 @@ import type { JsonNode } from '../../json/jsonDocument';
 import type { Span } from '../../problems';
 import { type CallExpression, type Expression, type Located, type NameNode, type Of, type ObjectProperty, parseModule, type Statement, type UnreadableRegion, type WalkNode } from './sourceParse';
 import { isShadowed } from './sourceScope';
-import { type ComputedValue, Converter, KNOWN_IMPORTS, spanOfAst } from './sourceValues';
+import { type ComputedValue, Converter, KNOWN_IMPORTS, type Origin, spanOfAst } from './sourceValues';
+import { foreignLookup, type ImportedName, importedNames, type ModuleAccess } from './sourceModules';
 import { type CallKind, defaultSourceNames, type SourceNames } from './sourceNames';
 
 export type { UnreadableRegion } from './sourceParse';
 
 export { CONNECTOR_MODULE, DEFINE_CONNECTOR, INVOKE_MODULE, MCP_INVOKE_CALL } from './sourceNames';
 
-export type { ComputedValue } from './sourceValues';
+export type { ComputedValue, Origin } from './sourceValues';
+export type { ModuleAccess } from './sourceModules';
 
 export interface ReadCall {
   readonly span: Span;
@@ -65,9 +67,11 @@ export interface SourceReading {
   /** Objects and arrays with a spread or a computed key or element: they are not complete. */
   readonly open: ReadonlySet<JsonNode>;
   readonly unreadable: readonly UnreadableRegion[];
+  /** Nodes whose value was read in another module (placed at their use here), and where each is written. */
+  readonly origins: ReadonlyMap<JsonNode, Origin>;
 }
 
-const EMPTY: SourceReading = { connectors: [], invocations: [], computed: [], open: new Set(), unreadable: [] };
+const EMPTY: SourceReading = { connectors: [], invocations: [], computed: [], open: new Set(), unreadable: [], origins: new Map() };
 
 /** Text to search: a string, or anything else that can say whether it holds a string (a file's bytes). */
 export interface Searchable {
@@ -125,6 +129,8 @@ interface Bindings {
   readonly known: Map<string, string>;
   /** Every value imported by name, default or namespace: local name → module specifier. */
   readonly imported: Map<string, string>;
+  /** The same imports with the name each imports (`*` for a namespace, `default`). */
+  readonly importedNames: Map<string, ImportedName>;
 }
 
 /** The kind of call the export `exported` of module `source` is, under `names`; undefined when it is neither. */
@@ -150,6 +156,7 @@ function nameOf(node: NameNode | null | undefined): string | undefined {
 function readImport(statement: Of<Statement, 'ImportDeclaration'>, names: SourceNames, bindings: Bindings): void {
   const source = statement.source.value;
   if (statement.importKind === 'type') return;
+  importedNames(statement, bindings.importedNames);
   const known = KNOWN_IMPORTS.get(source);
   for (const specifier of statement.specifiers) {
     const local = nameOf(specifier.local);
@@ -208,7 +215,7 @@ function readDeclaration(statement: Of<Statement, 'VariableDeclaration'>, names:
 }
 
 function collectBindings(statements: readonly Statement[], names: SourceNames): Bindings {
-  const bindings: Bindings = { direct: new Map(), namespaces: new Map(), constants: new Map(), known: new Map(), imported: new Map() };
+  const bindings: Bindings = { direct: new Map(), namespaces: new Map(), constants: new Map(), known: new Map(), imported: new Map(), importedNames: new Map() };
   // Imports first: a declaration may alias an import written below it.
   for (const statement of statements) if (statement.type === 'ImportDeclaration') readImport(statement, names, bindings);
   for (const statement of statements) {
@@ -364,9 +371,10 @@ export function pinLiteralsIn(text: string, span: Span): UnreadPin[] {
 /**
  * Reads the recognised calls of a module. `fileName` decides JSX (`.tsx`, `.jsx`, and `.js`
  * files, where it is common); `names` which imports are the pin calls (by default the built-in
- * ones, or what the CLI set for its run). Never throws.
+ * ones, or what the CLI set for its run); `modules`, when given, reads values imported from
+ * other modules of the workspace (sourceModules.ts; `fileName` is then the module's path). Never throws.
  */
-export function readSource(text: string, fileName = 'module.ts', names: SourceNames = defaultSourceNames()): SourceReading {
+export function readSource(text: string, fileName = 'module.ts', names: SourceNames = defaultSourceNames(), modules?: ModuleAccess): SourceReading {
   if (!mayHoldPins(text, names) || !importsPinFunction(text, names)) return EMPTY;
   if (text.length > names.maxFileBytes) {
     const reason = `the module is ${text.length.toLocaleString('en-US')} characters long, over the limit of ${names.maxFileBytes.toLocaleString('en-US')} bytes for modules read (setting maxFileBytes); it was not read`;
@@ -377,7 +385,7 @@ export function readSource(text: string, fileName = 'module.ts', names: SourceNa
   const bindings = collectBindings(statements, names);
   if (bindings.direct.size === 0 && bindings.namespaces.size === 0) return { ...EMPTY, unreadable };
 
-  const converter = new Converter(text, bindings);
+  const converter = new Converter(text, modules ? { ...bindings, foreign: foreignLookup(modules, fileName, bindings.importedNames) } : bindings);
   const connectors: ConnectorCall[] = [];
   const invocations: InvokeCall[] = [];
   walkCalls(statements, occurrences(text, [...bindings.direct.keys(), ...bindings.namespaces.keys()]), (node, ancestors) => {
@@ -402,7 +410,7 @@ export function readSource(text: string, fileName = 'module.ts', names: SourceNa
   });
   connectors.sort((a, b) => a.span.offset - b.span.offset);
   invocations.sort((a, b) => a.span.offset - b.span.offset);
-  return { connectors, invocations, computed: converter.computed, open: converter.open, unreadable };
+  return { connectors, invocations, computed: converter.computed, open: converter.open, unreadable, origins: converter.origins };
 }
 
 /**

@@ -29,7 +29,25 @@ export interface ComputedValue {
    * name and the module specifier (`PINS` from `./pins`). Values are read in one module only.
    */
   readonly imported?: { readonly name: string; readonly from: string };
+  /** Why an imported value could not be read in the module that defines it (sourceModules.ts), when Toolpin looked there. */
+  readonly reason?: string;
 }
+
+/** Where a literal read from another module is written: its file, its span there (quotes included) and its quote. */
+export interface Origin {
+  readonly file: string;
+  readonly span: Span;
+  readonly quote: string | undefined;
+}
+
+/**
+ * Reads the value an imported name stands for, in the module that defines it (sourceModules.ts):
+ * `local` is the importing module's name, `members` the static member names after it
+ * (`PINS.search` is `PINS`, `['search']`). The answer is a node tree at the defining module's
+ * offsets with the {@link Origin} of every node, a reason it cannot be read, or undefined when the
+ * name is not imported from a module Toolpin reads (a package).
+ */
+export type ForeignLookup = (local: string, members: readonly string[]) => { readonly tree: JsonNode; readonly origins: ReadonlyMap<JsonNode, Origin> } | { readonly reason: string } | undefined;
 
 /**
  * Imported constants whose value their package fixes: module → export → value. `MCP_PROVIDER_KEY`
@@ -45,6 +63,8 @@ export interface ModuleConstants {
   readonly known: ReadonlyMap<string, string>;
   /** Every value imported by name, default or namespace: local name → module specifier. */
   readonly imported?: ReadonlyMap<string, string>;
+  /** Reads imported values across modules; absent, imported values are holes. */
+  readonly foreign?: ForeignLookup;
 }
 
 export function spanOfAst(node: Located): Span {
@@ -80,6 +100,11 @@ const MAX_INDIRECTION = 16;
 export class Converter {
   readonly computed: ComputedValue[] = [];
   readonly open = new Set<JsonNode>();
+  /**
+   * Nodes read from another module, placed at their use in this module (diagnostics stay where the
+   * value is used), and where each is written: a re-pin rewrites the literal there.
+   */
+  readonly origins = new Map<JsonNode, Origin>();
   /** The nodes enclosing the call being read, outermost first: where a constant may be shadowed. */
   ancestors: readonly WalkNode[] = [];
   /** Members an object got from a spread of a constant. */
@@ -90,11 +115,55 @@ export class Converter {
     private readonly module: ModuleConstants,
   ) {}
 
-  private hole(node: Located, path: string, keySpan: Span | undefined, imported?: ComputedValue['imported']): undefined {
+  private hole(node: Located, path: string, keySpan: Span | undefined, imported?: ComputedValue['imported'], reason?: string): undefined {
     const span = spanOfAst(node);
     const source = this.text.slice(span.offset, span.offset + Math.min(span.length, 80)).replace(/\s+/g, ' ');
-    this.computed.push({ span, path, keySpan, text: span.length > 80 ? `${source}…` : source, ...(imported ? { imported } : {}) });
+    this.computed.push({ span, path, keySpan, text: span.length > 80 ? `${source}…` : source, ...(imported ? { imported } : {}), ...(reason !== undefined ? { reason } : {}) });
     return undefined;
+  }
+
+  /** The name and static member names of a chain (`PINS.search` → `PINS`, `['search']`), or undefined when a member is computed. */
+  private chainOf(expression: ValueNode): { name: string; members: string[] } | undefined {
+    const members: string[] = [];
+    let node = unwrap(expression);
+    for (let depth = 0; node.type === 'MemberExpression' && depth <= MAX_INDIRECTION; depth++) {
+      const property = node.property;
+      const name = !node.computed && property.type === 'Identifier' ? property.name : node.computed && property.type === 'StringLiteral' ? property.value : undefined;
+      if (name === undefined) return undefined;
+      members.unshift(name);
+      node = unwrap(node.object);
+    }
+    return node.type === 'Identifier' ? { name: node.name, members } : undefined;
+  }
+
+  /**
+   * The value of an imported name read in the module that defines it, placed at its use `node`:
+   * every node of the tree takes the use's span (a diagnostic on the value is where it is used)
+   * and keeps where it is written in {@link origins}. Undefined, with a hole, when it cannot be read.
+   */
+  private imported(node: ValueNode, path: string, parent: JsonNode | undefined, keySpan: Span | undefined, imported: NonNullable<ComputedValue['imported']>): JsonNode | undefined {
+    const chain = this.chainOf(node);
+    const found = chain && this.module.foreign ? this.module.foreign(chain.name, chain.members) : undefined;
+    if (!found || 'reason' in found) return this.hole(node, path, keySpan, imported, found?.reason);
+    return this.placed(found.tree, spanOfAst(node), parent, found.origins);
+  }
+
+  /** A copy of `node`'s tree at the span `use`, under `parent`, each copy keeping its original's origin. */
+  private placed(node: JsonNode, use: Span, parent: JsonNode | undefined, origins: ReadonlyMap<JsonNode, Origin>): JsonNode {
+    const children: JsonNode[] = [];
+    const copy: JsonNode = {
+      type: node.type,
+      ...(node.value !== undefined || node.type === 'null' ? { value: node.value } : {}),
+      offset: use.offset,
+      length: use.length,
+      ...(parent ? { parent } : {}),
+      ...(node.children ? { children } : {}),
+      ...(node.colonOffset !== undefined ? { colonOffset: use.offset } : {}),
+    };
+    const origin = origins.get(node);
+    if (origin) this.origins.set(copy, origin);
+    for (const child of node.children ?? []) children.push(this.placed(child, use, copy, origins));
+    return copy;
   }
 
   /** The import a name or member chain (`PINS`, `PINS.search`, `ns.PINS['x']`) starts from, when it is not shadowed. */
@@ -145,7 +214,10 @@ export class Converter {
     }
     if (node.type === 'Identifier' || node.type === 'MemberExpression') {
       const resolved = this.resolve(node);
-      if (!resolved) return this.hole(node, path, keySpan, this.importOf(node));
+      if (!resolved) {
+        const imported = this.importOf(node);
+        return imported ? this.imported(node, path, parent, keySpan, imported) : this.hole(node, path, keySpan);
+      }
       node = resolved;
     }
     const { offset, length } = spanOfAst(node);
