@@ -9,7 +9,7 @@ import { endsWithSegments, type PolicyKind } from './kind';
 export const POLICY_LOCATION: readonly string[] = ['.toolpin', 'policy.jsonc'];
 
 export const policyKind: PolicyKind = {
-  id: 'policy',
+  id: 'policyFile',
   role: 'policy',
   title: "The repository's policy: severity overrides and expiring ignores",
   patterns: ['.toolpin/policy.jsonc'],
