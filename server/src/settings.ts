@@ -15,6 +15,7 @@
 import { isRecord } from './core/json/values';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from './engine/timeouts';
 import { DEFAULT_MAX_SOURCE_BYTES } from './core/documents/source/sourceNames';
+import { DEFAULT_LOG_GLOB } from './core/documents/kinds/eventLog';
 import { pathToUri } from './util/uris';
 
 export { overallTimeoutFor } from './engine/timeouts';
@@ -136,7 +137,7 @@ export function parseSettings(received: unknown): ToolpinSettings {
     },
     workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },
     servers: members(root.servers),
-    history: { logGlobs: strings(history.logGlobs, ['**/*.events.jsonl']), store: typeof history.store === 'string' ? history.store.trim() : '' },
+    history: { logGlobs: strings(history.logGlobs, [DEFAULT_LOG_GLOB]), store: typeof history.store === 'string' ? history.store.trim() : '' },
     sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true), maxFileBytes: Math.max(1, Math.floor(count(sources.maxFileBytes, DEFAULT_MAX_SOURCE_BYTES))) },
   };
 }

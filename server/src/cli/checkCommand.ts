@@ -8,6 +8,7 @@
 import { stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pinKinds } from '../core/documents/kinds/registry';
 import { LineIndex, type Position } from '../core/json/lineIndex';
 import { capProblems } from '../core/problems';
 import type { ServerDefinition } from '../core/verify/registry';
@@ -35,7 +36,20 @@ import { defaultSourceNames } from '../core/documents/source/sourceNames';
 export const CHECK_CONCURRENCY = 8;
 
 /** The file names the CLI looks for, as said in messages. */
-export const DOCUMENT_PATTERNS = '*.blueprint.json[c], *.connector.json[c]';
+export const DOCUMENT_PATTERNS = ownFilePatterns();
+
+/**
+ * The file names of Toolpin's own kinds (those with a language of their own: blueprint and
+ * connector files), as messages write them: `*.x.json` and `*.x.jsonc` as `*.x.json[c]`.
+ */
+function ownFilePatterns(): string {
+  const shown = (patterns: readonly string[]): string[] =>
+    patterns.flatMap((pattern) => (pattern.endsWith('c') && patterns.includes(pattern.slice(0, -1)) ? [] : [patterns.includes(`${pattern}c`) ? `${pattern}[c]` : pattern]));
+  return pinKinds()
+    .filter((kind) => kind.languages.length > 0)
+    .flatMap((kind) => shown(kind.patterns))
+    .join(', ');
+}
 
 /**
  * Checks `--workspace DIR` before anything runs: a folder that does not exist would otherwise

@@ -25,9 +25,9 @@
  */
 import * as path from 'node:path';
 import { lineDiff, prettyCanonicalJson, readStoreEntry, storeEntryName } from '../core/review/changes';
-import { entryPath, PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import { analyzeDocument, connectorOf, isBuildOutput } from '../core/documents/documents';
 import { pinKind } from '../core/documents/kinds/registry';
+import { entryPath, PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import { definedIn } from '../core/verify/registry';
 import { type ForeignPin, foreignPinAt } from '../core/documents/source/analyzeSource';
 import { applyTextEdits, removeSnapshotEntryEdits, replacePinEdit, storeEntries, storeEntry, stringLiteral } from '../core/documents/fixes';

@@ -15,12 +15,14 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { openRegularFile } from '../io/regularFile';
+import { DEFAULT_LOG_GLOB } from '../core/documents/kinds/eventLog';
 import { type Execution, forEachLine, type HistoryKey, type HistoryModel, type LinePosition, parseEventLine } from '../core/history/history';
 
 // Logs are opened as every file is (regular files only, without blocking): io/regularFile.ts.
 export { fileKind, NotARegularFile } from '../io/regularFile';
 
-export const DEFAULT_LOG_GLOB = '**/*.events.jsonl';
+/** The default log glob, the event-log kind's (core/documents/kinds/eventLog.ts). */
+export { DEFAULT_LOG_GLOB };
 /** Decoded strings are kept below V8's large-object size (see {@link splitLines}). */
 const SEGMENT_BYTES = 64 * 1024;
 const EMPTY = Buffer.alloc(0);

@@ -14,10 +14,11 @@ import { getProperty, type JsonNode, parseJsonDocument, spanOf, stringField } fr
 import { PROBLEM_CODES, type PolicyNote, type Problem, type ProblemCode, problem, type Severity, type Span } from '../problems';
 import { checkShape, type Shape } from '../json/shape';
 import { isOneOf } from '../json/values';
+import { POLICY_LOCATION } from '../documents/kinds/policy';
 import type { PinVerdict, VerificationResult } from './verify';
 
-/** Where the policy lives, relative to a workspace folder. */
-export const POLICY_FILE = '.toolpin/policy.jsonc';
+/** Where the policy lives, relative to a workspace folder (its kind: core/documents/kinds/policy.ts). */
+export const POLICY_FILE = POLICY_LOCATION.join('/');
 
 const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hint'];
 

@@ -7,6 +7,9 @@
  */
 import type { EventLogKind } from './kind';
 
+/** The logs looked for when `toolpin.history.logGlobs` names none (its default). */
+export const DEFAULT_LOG_GLOB = '**/*.events.jsonl';
+
 export const eventLogKind: EventLogKind = {
   id: 'eventLog',
   role: 'events',

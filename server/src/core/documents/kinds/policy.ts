@@ -5,15 +5,16 @@
  */
 import { endsWithSegments, type PolicyKind } from './kind';
 
-const LOCATION = ['.toolpin', 'policy.jsonc'];
+/** The policy file's path from a workspace folder, by segments (core/verify/policy.ts `POLICY_FILE`). */
+export const POLICY_LOCATION: readonly string[] = ['.toolpin', 'policy.jsonc'];
 
 export const policyKind: PolicyKind = {
-  id: 'policy',
+  id: 'policyFile',
   role: 'policy',
   title: "The repository's policy: severity overrides and expiring ignores",
   patterns: ['.toolpin/policy.jsonc'],
   examples: ['.toolpin/policy.jsonc'],
-  recognises: (name) => endsWithSegments(name, LOCATION),
+  recognises: (name) => endsWithSegments(name, POLICY_LOCATION),
   watchedFiles: ['**/.toolpin/policy.jsonc'],
   selectors: [{ scheme: 'file', pattern: '**/.toolpin/policy.jsonc' }],
   languages: [],
