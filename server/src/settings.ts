@@ -13,7 +13,7 @@
  *   value for the whole server.
  */
 import { isRecord } from './core/json/values';
-import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from './engine/timeouts';
+import { DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from './engine/timeouts';
 import { DEFAULT_MAX_SOURCE_BYTES } from './core/documents/source/sourceNames';
 import { DEFAULT_LOG_GLOB } from './core/documents/kinds/eventLog';
 import { pathToUri } from './util/uris';
@@ -132,7 +132,7 @@ export function parseSettings(received: unknown): ToolpinSettings {
       requestTimeoutMs: Math.max(100, count(verify.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS)),
       minTtlSeconds: count(verify.minTtlSeconds, 30),
       ttlSeconds: count(verify.ttlSeconds, 300),
-      concurrency: Math.max(1, count(verify.concurrency, 4)),
+      concurrency: Math.max(1, count(verify.concurrency, DEFAULT_CONCURRENCY)),
       startTimeoutMs: Math.max(100, count(verify.startTimeoutMs, DEFAULT_START_TIMEOUT_MS)),
     },
     workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },

@@ -23,6 +23,7 @@ import { type CheckedDocument, type CheckIssue, checkWorkspace, type ListingProg
 import { terminalSafe } from '../core/report/terminalText';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { Inventory } from '../mcp/inventory';
+import { CHECK_CONCURRENCY } from '../engine/timeouts';
 import { TOOLPIN_VERSION } from '../runtime';
 import { type CliIo, readIfPresent } from './io';
 import { cliTrust } from './trust';
@@ -32,8 +33,7 @@ import { readRegularText } from '../io/regularFile';
 import { foreignPinAt } from '../core/documents/source/analyzeSource';
 import { defaultSourceNames } from '../core/documents/source/sourceNames';
 
-/** Servers `toolpin check` lists at the same time unless --concurrency says otherwise. */
-export const CHECK_CONCURRENCY = 8;
+export { CHECK_CONCURRENCY } from '../engine/timeouts';
 
 /** The file names the CLI looks for, as said in messages. */
 export const DOCUMENT_PATTERNS = ownFilePatterns();

@@ -14,7 +14,7 @@ import { setFlagsFromString } from 'node:v8';
 import { errorCode, isOneOf } from '../core/json/values';
 import type { FailOn } from '../core/report/report';
 import { TOOLPIN_VERSION } from '../version';
-import { overallTimeoutFor } from '../engine/timeouts';
+import { CHECK_CONCURRENCY, DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS, overallTimeoutFor } from '../engine/timeouts';
 import { HASH_PROFILES, hashCommand } from './hashCommand';
 import { codeCacheFolder, installCodeCache } from './codeCache';
 import { type CliIo, processIo } from './io';
@@ -55,13 +55,13 @@ const WORKSPACE_OPTION = {
   value: 'DIR',
   help: 'the folder stdio servers start in and .vscode/mcp.json and .mcp.json are read from (default: the current folder)',
 } as const;
-const TIMEOUT_OPTION = { type: 'string', value: 'MS', help: 'timeout of one request to a server (default 10000)' } as const;
+const TIMEOUT_OPTION = { type: 'string', value: 'MS', help: `timeout of one request to a server (default ${DEFAULT_REQUEST_TIMEOUT_MS})` } as const;
 const START_TIMEOUT_OPTION = {
   type: 'string',
   value: 'MS',
-  help: 'how long a stdio server may take to start, up to its answer to initialize (default 60000: npx -y and the like install the package on first use)',
+  help: `how long a stdio server may take to start, up to its answer to initialize (default ${DEFAULT_START_TIMEOUT_MS}: npx -y and the like install the package on first use)`,
 } as const;
-const CONCURRENCY_OPTION = { type: 'string', value: 'N', help: 'servers listed at the same time (default 8)' } as const;
+const concurrencyOption = (fallback: number) => ({ type: 'string', value: 'N', help: `servers listed at the same time (default ${fallback})` }) as const;
 const TRUST_OPTION = {
   type: 'boolean',
   help: "trust the workspace folder for this run: start its stdio servers and send credentials to its URLs (TOOLPIN_TRUST=1 does the same; without either, only what `toolpin trust` recorded runs)",
@@ -95,7 +95,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
       'start-timeout': START_TIMEOUT_OPTION,
-      concurrency: CONCURRENCY_OPTION,
+      concurrency: concurrencyOption(CHECK_CONCURRENCY),
       help: HELP_OPTION,
     },
     notes:
@@ -140,7 +140,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       trust: TRUST_OPTION,
       timeout: TIMEOUT_OPTION,
       'start-timeout': START_TIMEOUT_OPTION,
-      concurrency: CONCURRENCY_OPTION,
+      concurrency: concurrencyOption(DEFAULT_CONCURRENCY),
       help: HELP_OPTION,
     },
     notes:

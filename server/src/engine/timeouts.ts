@@ -7,6 +7,12 @@
 /** The timeout of one request to a server when nothing says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
+/** How many servers are listed at the same time when nothing says otherwise (`toolpin.verify.concurrency`, `--concurrency`). */
+export const DEFAULT_CONCURRENCY = 4;
+
+/** Servers `toolpin check` lists at the same time unless --concurrency says otherwise: a one-shot batch run lists more at once. */
+export const CHECK_CONCURRENCY = 8;
+
 /**
  * How long a stdio server may take to start: from spawning it to its answer to `initialize`.
  * Separate from, and longer than, the request timeout because `npx -y pkg` (or uvx, pipx …)

@@ -17,7 +17,7 @@ import type { TrustVerdict } from '../core/trust';
 import type { ServerListing, UnavailableReason } from '../core/verify/verify';
 import type { CredentialResolver, Redactor } from './credentials';
 import type { ListingSource } from '../engine/listingSource';
-import { DEFAULT_REQUEST_TIMEOUT_MS, LIMIT_HINTS, overallTimeoutFor } from '../engine/timeouts';
+import { DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_MS, LIMIT_HINTS, overallTimeoutFor } from '../engine/timeouts';
 import type { McpSession } from './session';
 import { SessionError } from './sessionError';
 
@@ -84,7 +84,7 @@ export class Inventory implements ListingSource {
   private concurrency: number;
 
   constructor(private readonly options: InventoryOptions) {
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
   }
 
   /** Changes how many servers are listed at the same time (applies to fetches not yet started). */
