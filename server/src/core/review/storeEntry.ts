@@ -6,7 +6,6 @@ import { fnv1a64Hex } from '../pins/fnv1a64';
 import type { ParsedPin } from '../pins/pins';
 import { entryName } from '../pins/storeLayout';
 import { sha256Hex } from '../pins/sha256';
-import { entryName } from '../pins/storeLayout';
 import { isRecord } from '../json/values';
 import type { PinnedToolContent } from './changeTypes';
 
