@@ -146,6 +146,7 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     files: { readFile: (file) => io.readFile(file), readIfPresent: (file) => readIfPresent(io, file), listFolder: nodeFileSystem.listFolder! },
     variables: { env, userHome: os.homedir() },
     offline: args.offline === true,
+    firstPins: command === 'pin',
     now: () => Date.now(),
     onIssues: say,
     // Made when the first document needs a server, before the others are analyzed: how many will
