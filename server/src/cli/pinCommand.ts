@@ -287,7 +287,8 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
   if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
   const held = heldBack.length + heldBackFirst.length;
-  if (held > 0) io.stdout(`${held} security-class pin(s) left for review, one tool at a time.\n`);
+  if (heldBack.length > 0) io.stdout(`${heldBack.length} security-class re-pin(s) left for review, one tool at a time.\n`);
+  if (heldBackFirst.length > 0) io.stdout(`${heldBackFirst.length} first pin(s) whose live text carries cues of tool poisoning left for review, one tool at a time.\n`);
   if (unverified > 0 && noFirstPin.length > manualFirstPins) io.stdout(`${noFirstPin.length - manualFirstPins} step(s) got no first pin because their server could not be listed; run toolpin check for details.\n`);
   return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 || held > 0 ? 1 : 0;
 }
