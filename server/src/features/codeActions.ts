@@ -119,12 +119,13 @@ function storeCommandOf(document: TextDocument, payloads: readonly StorePayload[
 
 /**
  * Actions said once: a client that sends two diagnostics on one pin (a source file's constant shared
- * by two calls) would otherwise get the same re-pin twice.
+ * by two calls) would otherwise get the same re-pin twice. Only the same title with the same edit
+ * is one action; two entries of one name listed twice stay two fixes.
  */
 function distinctActions(actions: readonly CodeAction[]): CodeAction[] {
   const seen = new Set<string>();
   return actions.filter((action) => {
-    const key = `${action.kind ?? ''}\u0000${action.title}`;
+    const key = `${action.kind ?? ''}\u0000${action.title}\u0000${JSON.stringify(action.edit ?? null)}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
