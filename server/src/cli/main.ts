@@ -207,8 +207,7 @@ Each command has its own options: toolpin <command> --help (or toolpin help <com
   -v, --version  print the version
 `;
 
-function commandHelp(name: string): string {
-  const spec = COMMANDS[name]!;
+function commandHelp(spec: CommandSpec): string {
   const options = Object.entries(spec.options).map(([option, value]) => {
     const flag = `${value.short ? `-${value.short}, ` : '    '}--${option}${value.value ? ` ${value.value}` : ''}`;
     return `  ${flag.padEnd(26)} ${wrap(value.help, 29)}`;
@@ -220,24 +219,29 @@ function commandHelp(name: string): string {
  * What a usage error prints after the line that says what was wrong: the command's usage line and
  * where the rest is, not the whole help (issue 26: the one wrong line got lost in it).
  */
-function shortUsage(name: string): string {
-  return `Usage: toolpin ${COMMANDS[name]!.usage}\n(toolpin ${name} --help describes every option)\n`;
+function shortUsage(name: string, spec: CommandSpec): string {
+  return `Usage: toolpin ${spec.usage}\n(toolpin ${name} --help describes every option)\n`;
 }
 
 const TOP_USAGE = `Usage: toolpin <command> [options]   (commands: ${Object.keys(COMMANDS).join(', ')}; toolpin --help describes them)\n`;
 
 /** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short words. */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  // The distance between the first i letters of a and the first j letters of b is at [i * width + j].
+  const width = b.length + 1;
+  const distances = new Int32Array((a.length + 1) * width);
+  const at = (i: number, j: number): number => distances[i * width + j] ?? 0;
+  for (let j = 0; j <= b.length; j++) distances[j] = j;
   for (let i = 1; i <= a.length; i++) {
+    distances[i * width] = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      distances[i * width + j] = best;
     }
   }
-  return rows[a.length]![b.length]!;
+  return at(a.length, b.length);
 }
 
 /** The closest of `candidates` to a misspelt `word`, when it is close enough to be meant (a third of its length, at least 1). */
@@ -282,16 +286,16 @@ async function askAtTerminal(question: string): Promise<boolean> {
 }
 
 /** The message of a parseArgs error, in the command's words (it names the offending option). */
-function usageMessage(command: string, error: unknown): string {
+function usageMessage(command: string, spec: CommandSpec, error: unknown): string {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   const option = /'(-[^']*)'/.exec(message)?.[1]?.replace(/^(--?[^\s=]+).*$/, '$1');
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
     const owners = Object.entries(COMMANDS)
-      .filter(([, spec]) => Object.keys(spec.options).some((name) => `--${name}` === option || `-${spec.options[name]!.short}` === option))
+      .filter(([, owner]) => Object.entries(owner.options).some(([name, { short }]) => `--${name}` === option || (short !== undefined && `-${short}` === option)))
       .map(([name]) => name);
     if (owners.length > 0) return `toolpin ${command}: unknown option ${option} (an option of ${owners.map((name) => `toolpin ${name}`).join(', ')}, not of toolpin ${command})`;
-    const meant = option.startsWith('--') ? closestName(option.slice(2), Object.keys(COMMANDS[command]!.options)) : undefined;
+    const meant = option.startsWith('--') ? closestName(option.slice(2), Object.keys(spec.options)) : undefined;
     return `toolpin ${command}: unknown option ${option}${meant ? `; did you mean --${meant}?` : ''}`;
   }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `toolpin ${command}: takes no arguments: ${message.replace(/^Unexpected argument /, '')}`;
@@ -319,12 +323,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   if (first === 'help') {
     const topic = afterCommand[0];
-    if (topic !== undefined && !(topic in COMMANDS)) {
+    const topicSpec = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
+    if (topic !== undefined && !topicSpec) {
       const meant = closestName(topic, Object.keys(COMMANDS));
       io.stderr(`toolpin help: unknown command "${topic}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
       return 2;
     }
-    io.stdout(topic !== undefined ? commandHelp(topic) : USAGE);
+    io.stdout(topicSpec ? commandHelp(topicSpec) : USAGE);
     return 0;
   }
   if (first.startsWith('-')) {
@@ -347,11 +352,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     values = parsed.values;
     rest = parsed.positionals;
   } catch (error) {
-    io.stderr(`${usageMessage(command, error)}\n${shortUsage(command)}`);
+    io.stderr(`${usageMessage(command, spec, error)}\n${shortUsage(command, spec)}`);
     return 2;
   }
   if (values.help) {
-    io.stdout(commandHelp(command));
+    io.stdout(commandHelp(spec));
     return 0;
   }
   // Every option read as text is declared `type: 'string'`, so parseArgs gives a string or nothing.
@@ -360,17 +365,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return typeof value === 'string' ? value : undefined;
   };
   const flag = (name: string): boolean => values[name] === true;
-  if (text('workspace') !== undefined && !(await commands().checkWorkspaceFolder(io, command, text('workspace')!))) return 2;
+  const workspace = text('workspace');
+  if (workspace !== undefined && !(await commands().checkWorkspaceFolder(io, command, workspace))) return 2;
   // A run reads one workspace: its .toolpin/sources.jsonc names the modules that re-export the pin calls.
-  const folder = command === 'trust' ? rest[0] : text('workspace');
+  const folder = command === 'trust' ? rest[0] : workspace;
   if (['check', 'pin', 'history', 'trust'].includes(command) && !(await commands().useWorkspaceSourceNames((line) => io.stderr(line), command, io.cwd, folder))) return 2;
 
   switch (command) {
     case 'hash': {
       const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
       if (!format) return 2;
-      if (rest.length !== 1) {
-        io.stderr(`toolpin hash: give exactly one file, or - for standard input\n${shortUsage(command)}`);
+      const [source, ...more] = rest;
+      if (source === undefined || more.length > 0) {
+        io.stderr(`toolpin hash: give exactly one file, or - for standard input\n${shortUsage(command, spec)}`);
         return 2;
       }
       const profile = text('profile') ?? 'toolpin';
@@ -378,7 +385,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`toolpin hash: unknown profile "${profile}"; use ${HASH_PROFILES.join(', ')}\n`);
         return 2;
       }
-      return hashCommand(io, { source: rest[0]!, format, profile });
+      return hashCommand(io, { source, format, profile });
     }
     case 'check': {
       const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
@@ -395,9 +402,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return commands().checkCommand(io, {
         failOn,
         paths: rest,
-        ...(text('sarif-file') !== undefined ? { sarifFile: text('sarif-file')! } : {}),
+        ...(text('sarif-file') !== undefined ? { sarifFile: text('sarif-file') } : {}),
         format,
-        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
+        ...(workspace !== undefined ? { workspace } : {}),
         offline: flag('offline'),
         structureOnly: flag('structure-only'),
         trust: flag('trust'),
@@ -415,8 +422,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         yes: flag('yes'),
         removeMissing: flag('remove-missing'),
         trust: flag('trust'),
-        ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
-        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
+        ...(text('tool') !== undefined ? { tool: text('tool') } : {}),
+        ...(workspace !== undefined ? { workspace } : {}),
         ...TIMEOUTS(timeout, startTimeout),
         ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
       });
@@ -432,29 +439,29 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return commands().historyCommand(io, {
         logs: rest,
         format,
-        ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
-        ...(text('hash') !== undefined ? { hash: text('hash')! } : {}),
+        ...(text('tool') !== undefined ? { tool: text('tool') } : {}),
+        ...(text('hash') !== undefined ? { hash: text('hash') } : {}),
         stale: flag('stale'),
         ...(limit !== undefined ? { limit } : {}),
-        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
+        ...(workspace !== undefined ? { workspace } : {}),
         offline: flag('offline'),
         trust: flag('trust'),
         ...TIMEOUTS(timeout, startTimeout),
         ...(concurrency !== undefined ? { concurrency } : {}),
-        ...(text('store') !== undefined ? { store: text('store')! } : {}),
-        ...(text('before') !== undefined ? { before: text('before')! } : {}),
+        ...(text('store') !== undefined ? { store: text('store') } : {}),
+        ...(text('before') !== undefined ? { before: text('before') } : {}),
       });
     }
     case 'trust':
       if (rest.length > 1) {
-        io.stderr(`toolpin trust: give at most one folder\n${shortUsage(command)}`);
+        io.stderr(`toolpin trust: give at most one folder\n${shortUsage(command, spec)}`);
         return 2;
       }
       return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke'), yes: flag('yes') });
     case 'lsp': {
       const ipc = flag('node-ipc');
       if (ipc === flag('stdio')) {
-        io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n${shortUsage(command)}`);
+        io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n${shortUsage(command, spec)}`);
         return 2;
       }
       // vscode-languageserver reads --clientProcessId from the command line itself; it is parsed

@@ -147,7 +147,7 @@ class Slot {
   setExecutionIdBytes(source: Uint8Array, start: number, end: number): void {
     const bytes = this.bytes;
     const cell = this.cell;
-    for (let index = start; index < end; index++) bytes[cell + index - start] = source[index]!;
+    for (let index = start; index < end; index++) bytes[cell + index - start] = source[index] ?? 0;
     this.idLength = end - start;
     this.idText = '';
   }
@@ -170,7 +170,7 @@ class Slot {
     // A loop, not set(subarray(…)): ids are short, and a subarray is an object per copy.
     const to = this.bytes;
     const from = other.bytes;
-    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index]!;
+    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index] ?? 0;
     this.blueprint = other.blueprint;
     this.stepId = other.stepId;
     this.line = other.line;
@@ -520,13 +520,14 @@ export class HistoryModel {
   private nextSlot(fold: LogFold, log: string, entry: KeyEntry): Slot {
     fold.contributed = true;
     if (entry.ringLog !== log) this.mergeRing(entry, log);
-    let slot: Slot;
-    if (entry.recent.length < this.recentLimit) {
-      slot = entry.spare.pop() ?? Slot.inPool(this.state.ids);
+    // While the ring has room a slot is added; once it is full (then `next` is within it), its oldest is reused.
+    const oldest = entry.recent.length < this.recentLimit ? undefined : entry.recent[entry.next];
+    if (oldest === undefined) {
+      const slot = entry.spare.pop() ?? Slot.inPool(this.state.ids);
       entry.recent.push(slot);
       return slot;
     }
-    slot = entry.recent[entry.next] = this.release(entry, entry.recent[entry.next]!);
+    const slot = (entry.recent[entry.next] = this.release(entry, oldest));
     entry.next = (entry.next + 1) % this.recentLimit;
     return slot;
   }
@@ -568,14 +569,15 @@ export class HistoryModel {
     const merged = entry.merged;
     const limit = this.recentLimit;
     for (const slot of ring) {
-      let index = 0;
-      while (index < merged.length && newestSlotFirst(merged[index]!, slot) < 0) index++;
+      let index = merged.findIndex((held) => newestSlotFirst(held, slot) >= 0);
+      if (index < 0) index = merged.length;
       if (index >= limit) {
         entry.spare.push(this.release(entry, slot));
         continue;
       }
       merged.splice(index, 0, slot);
-      if (merged.length > limit) entry.spare.push(this.release(entry, merged.pop()!));
+      const dropped = merged.length > limit ? merged.pop() : undefined;
+      if (dropped) entry.spare.push(this.release(entry, dropped));
     }
     ring.length = 0;
     entry.next = 0;
@@ -726,11 +728,9 @@ export class HistoryModel {
   keys(): KeySummary[] {
     const summaries: KeySummary[] = [];
     const entries = this.state.entries;
-    for (const server of [...entries.keys()].sort()) {
-      const tools = entries.get(server)!;
-      for (const tool of [...tools.keys()].sort()) {
-        const hashes = tools.get(tool)!;
-        for (const schemaHash of [...hashes.keys()].sort()) summaries.push(this.summarize(server, tool, schemaHash, hashes.get(schemaHash)!));
+    for (const [server, tools] of byKey(entries)) {
+      for (const [tool, hashes] of byKey(tools)) {
+        for (const [schemaHash, entry] of byKey(hashes)) summaries.push(this.summarize(server, tool, schemaHash, entry));
       }
     }
     return summaries;
@@ -785,25 +785,27 @@ type Built = { readonly first: Execution; readonly last: Execution; readonly rec
 
 /** The executions of one key's summary, built from the slots it kept, once, on first use. */
 class LazyExecutions {
-  private result: Built | undefined;
-
   constructor(
     private readonly key: HistoryKey,
-    private slots: EntrySlots | undefined,
+    /** The slots until the executions are built; then the executions (the slots are no longer needed). */
+    private held: EntrySlots | Built,
     private readonly recentLimit: number,
   ) {}
 
   built(): Built {
-    if (this.result) return this.result;
+    if ('first' in this.held) return this.held;
     const key = this.key;
-    const { recent: slots, firstRef, lastRef } = this.slots!;
+    const { recent: slots, firstRef, lastRef } = this.held;
     const recent = slots.map((slot) => slot.toExecution(key));
     recent.sort(newestFirst);
-    this.result = { first: firstRef.toExecution(key), last: lastRef.toExecution(key), recent: recent.slice(0, this.recentLimit) };
-    // The slots are no longer needed.
-    this.slots = undefined;
-    return this.result;
+    this.held = { first: firstRef.toExecution(key), last: lastRef.toExecution(key), recent: recent.slice(0, this.recentLimit) };
+    return this.held;
   }
+}
+
+/** The entries of `map` in the order of their keys (UTF-16 code units, as `sort()` orders strings). */
+function byKey<V>(map: ReadonlyMap<string, V>): [string, V][] {
+  return [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Sorts executions newest first (time, then sequence, then log, then line). */

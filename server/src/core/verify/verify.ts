@@ -222,8 +222,10 @@ export function liveSchemaPin(tools: ListedTool[]): LivePin {
       throw error;
     }
   }
-  if (differs) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different input schemas` };
-  return { pin: first!, content, tool: tools[0]! };
+  const [head] = tools;
+  if (head === undefined || first === undefined) return { cannot: 'the server lists no tool of that name' };
+  if (differs) return { cannot: `the server serves "${head.name}" ${tools.length} times with different input schemas` };
+  return { pin: first, content, tool: head };
 }
 
 export function liveToolPin(tools: ListedTool[]): LivePin {
@@ -243,8 +245,10 @@ export function liveToolPin(tools: ListedTool[]): LivePin {
       throw error;
     }
   }
-  if (differs) return { cannot: `the server serves "${tools[0]!.name}" ${tools.length} times with different content` };
-  return { pin: first!, content, tool: tools[0]! };
+  const [head] = tools;
+  if (head === undefined || first === undefined) return { cannot: 'the server lists no tool of that name' };
+  if (differs) return { cannot: `the server serves "${head.name}" ${tools.length} times with different content` };
+  return { pin: first, content, tool: head };
 }
 
 /** Compares a pinned value with a live one in the pin's own style, so a bare pin matches bare. */
@@ -321,7 +325,7 @@ const PIN_PROBLEM_CODES: ReadonlySet<string> = new Set(['TP400', 'TP401', 'TP402
 
 /** The span of the pin diagnostic reported since `before` (the last one), if any. */
 function reportedPinSpan(problems: readonly Problem[], before: number): Span | undefined {
-  const last = problems.length > before ? problems[problems.length - 1]! : undefined;
+  const last = problems.length > before ? problems.at(-1) : undefined;
   return last && PIN_PROBLEM_CODES.has(last.code) ? last.span : undefined;
 }
 
@@ -437,11 +441,12 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'ambiguous', names[0], undefined, reason);
       continue;
     }
-    if (serving.length === 0 && pending) {
+    const [served] = serving;
+    if (served === undefined && pending) {
       pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server?.value, undefined, PENDING_REASON);
       continue;
     }
-    if (serving.length === 0) {
+    if (served === undefined) {
       const where = mcp.server ? `server "${mcp.server.value}"` : `any configured server (${candidates.map((definition) => definition.name).join(', ')})`;
       if (uncertain.length > 0) {
         const reason = `cannot verify: ${uncertain.join('; ')}`;
@@ -463,7 +468,7 @@ export function verifyBlueprint(model: BlueprintModel, context: VerificationCont
       continue;
     }
 
-    const { definition, tools } = serving[0]!;
+    const { definition, tools } = served;
     const live = liveSchemaPin(tools);
     if ('cannot' in live) {
       problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: cannot verify: ${live.cannot}`, { data: { tool, server: definition.name } }));
@@ -496,8 +501,9 @@ export function verifyConnector(file: string, model: ConnectorModel, definitions
   const verdicts: PinVerdict[] = [];
   const problems: Problem[] = [];
   for (const instance of model.instances) {
-    if (!readsPins(instance) || !instance.name) continue;
-    const definition = definitions.find((candidate) => candidate.origin.file === file && candidate.origin.span?.offset === instance.name!.span.offset);
+    const name = instance.name;
+    if (!readsPins(instance) || !name) continue;
+    const definition = definitions.find((candidate) => candidate.origin.file === file && candidate.origin.span?.offset === name.span.offset);
     if (!definition) continue;
     verifyInstance(instance, definition, context, verdicts, problems);
   }
