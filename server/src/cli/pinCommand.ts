@@ -196,24 +196,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
     return manualFirstPins > 0 ? 1 : 0;
   }
 
-  for (const repin of repins) {
-    const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
-    const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
-    const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
-    io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
-    io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
-    const change = repin.summary;
-    // "what changed is unknown" is said below, with the store entry that is missing.
-    if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
-    if (repin.security) {
-      io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
-      for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
-    }
-    const pinned = parseAnyPin(repin.pinned);
-    const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
-    io.stdout(contentLines(repin, stored));
-    io.stdout('\n');
-  }
+  for (const repin of repins) await showRepin(io, verified, repin);
   for (const addition of additions) showAddition(io, addition);
 
   const removable = missing.filter((entry) => entry.kind === 'tool');
@@ -314,6 +297,34 @@ function firstPinsOf(document: CliDocument, verified: VerifiedWorkspace, tool: s
   };
 }
 
+/** Shows a re-pin: where, the line before and after, what changed, the security cues and the content. */
+async function showRepin(io: CliIo, verified: VerifiedWorkspace, repin: Repin): Promise<void> {
+  const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
+  const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
+  const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
+  io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
+  io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
+  const change = repin.summary;
+  // "what changed is unknown" is said below, with the store entry that is missing.
+  if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
+  if (repin.security) {
+    io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
+    for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
+  }
+  const pinned = parseAnyPin(repin.pinned);
+  const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+  io.stdout(contentLines(repin, stored));
+  io.stdout('\n');
+}
+
+/** The last analysis made for a first pin: showing a connector's many first pins parses its text once. */
+let lastAnalysis: { path: string; text: string; analysis: ReturnType<typeof analyzeDocument> } | undefined;
+
+function analysisOf(document: CliDocument, text: string): ReturnType<typeof analyzeDocument> {
+  if (lastAnalysis?.path !== document.path || lastAnalysis.text !== text) lastAnalysis = { path: document.path, text, analysis: analyzeDocument(document.kind, text, document.path) };
+  return lastAnalysis.analysis;
+}
+
 /** First pins grouped for writing: a step's alone, a connector instance's together. */
 function additionGroups(additions: readonly Addition[]): Addition[][] {
   const groups = new Map<string, Addition[]>();
@@ -329,7 +340,7 @@ function additionGroups(additions: readonly Addition[]): Addition[][] {
 /** The edits that add a new `toolsSnapshot` with a group's first pins, when its instance has none. */
 function newSnapshotEdits(document: CliDocument, text: string, group: readonly Addition[]): TextEdit[] {
   const first = group[0]!;
-  const instance = connectorOf(analyzeDocument(document.kind, text, document.path))?.instances[first.index];
+  const instance = connectorOf(analysisOf(document, text))?.instances[first.index];
   if (instance?.name?.value !== first.server) return [];
   return addSnapshotEdits(text, instance, group.map((addition) => ({ tool: addition.tool, pin: addition.live })), { source: document.kind === 'source' });
 }
@@ -351,7 +362,7 @@ function showAddition(io: CliIo, addition: Addition): void {
  * same tool or server. Empty when it is not there any more.
  */
 function additionEdits(document: CliDocument, text: string, addition: FirstPin): TextEdit[] {
-  const analysis = analyzeDocument(document.kind, text, document.path);
+  const analysis = analysisOf(document, text);
   if (addition.kind === 'schema') {
     const step = blueprintOf(analysis)?.steps[addition.index];
     return step?.mcp?.toolName?.value === addition.tool && !step.mcp.expectedSchemaHash ? addSchemaPinEdits(text, step, addition.live) : [];
