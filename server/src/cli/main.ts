@@ -207,7 +207,8 @@ Each command has its own options: toolpin <command> --help (or toolpin help <com
   -v, --version  print the version
 `;
 
-function commandHelp(spec: CommandSpec): string {
+function commandHelp(name: string): string {
+  const spec = COMMANDS[name]!;
   const options = Object.entries(spec.options).map(([option, value]) => {
     const flag = `${value.short ? `-${value.short}, ` : '    '}--${option}${value.value ? ` ${value.value}` : ''}`;
     return `  ${flag.padEnd(26)} ${wrap(value.help, 29)}`;
@@ -219,29 +220,24 @@ function commandHelp(spec: CommandSpec): string {
  * What a usage error prints after the line that says what was wrong: the command's usage line and
  * where the rest is, not the whole help (issue 26: the one wrong line got lost in it).
  */
-function shortUsage(name: string, spec: CommandSpec): string {
-  return `Usage: toolpin ${spec.usage}\n(toolpin ${name} --help describes every option)\n`;
+function shortUsage(name: string): string {
+  return `Usage: toolpin ${COMMANDS[name]!.usage}\n(toolpin ${name} --help describes every option)\n`;
 }
 
 const TOP_USAGE = `Usage: toolpin <command> [options]   (commands: ${Object.keys(COMMANDS).join(', ')}; toolpin --help describes them)\n`;
 
 /** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short words. */
 function editDistance(a: string, b: string): number {
-  // The distance between the first i letters of a and the first j letters of b is at [i * width + j].
-  const width = b.length + 1;
-  const distances = new Int32Array((a.length + 1) * width);
-  const at = (i: number, j: number): number => distances[i * width + j] ?? 0;
-  for (let j = 0; j <= b.length; j++) distances[j] = j;
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    distances[i * width] = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
-      distances[i * width + j] = best;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
     }
   }
-  return at(a.length, b.length);
+  return rows[a.length]![b.length]!;
 }
 
 /** The closest of `candidates` to a misspelt `word`, when it is close enough to be meant (a third of its length, at least 1). */
@@ -286,16 +282,16 @@ async function askAtTerminal(question: string): Promise<boolean> {
 }
 
 /** The message of a parseArgs error, in the command's words (it names the offending option). */
-function usageMessage(command: string, spec: CommandSpec, error: unknown): string {
+function usageMessage(command: string, error: unknown): string {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   const option = /'(-[^']*)'/.exec(message)?.[1]?.replace(/^(--?[^\s=]+).*$/, '$1');
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
     const owners = Object.entries(COMMANDS)
-      .filter(([, owner]) => Object.entries(owner.options).some(([name, { short }]) => `--${name}` === option || (short !== undefined && `-${short}` === option)))
+      .filter(([, spec]) => Object.keys(spec.options).some((name) => `--${name}` === option || `-${spec.options[name]!.short}` === option))
       .map(([name]) => name);
     if (owners.length > 0) return `toolpin ${command}: unknown option ${option} (an option of ${owners.map((name) => `toolpin ${name}`).join(', ')}, not of toolpin ${command})`;
-    const meant = option.startsWith('--') ? closestName(option.slice(2), Object.keys(spec.options)) : undefined;
+    const meant = option.startsWith('--') ? closestName(option.slice(2), Object.keys(COMMANDS[command]!.options)) : undefined;
     return `toolpin ${command}: unknown option ${option}${meant ? `; did you mean --${meant}?` : ''}`;
   }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `toolpin ${command}: takes no arguments: ${message.replace(/^Unexpected argument /, '')}`;
@@ -313,6 +309,32 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(USAGE);
     return 2;
   }
+  const topLevel = runTopLevel(first, afterCommand, io);
+  if (topLevel !== undefined) return topLevel;
+  const command = first;
+  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!spec) {
+    const meant = closestName(command, Object.keys(COMMANDS));
+    io.stderr(`toolpin: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
+    return 2;
+  }
+  const args = parseCommandArgs(command, spec, afterCommand, io);
+  if (args === undefined) return 2;
+  if (args.flag('help')) {
+    io.stdout(commandHelp(command));
+    return 0;
+  }
+  const workspace = args.text('workspace');
+  if (workspace !== undefined && !(await commands().checkWorkspaceFolder(io, command, workspace))) return 2;
+  // A run reads one workspace: its .toolpin/sources.jsonc names the modules that re-export the pin calls.
+  const folder = command === 'trust' ? args.rest[0] : workspace;
+  if (['check', 'pin', 'history', 'trust'].includes(command) && !(await commands().useWorkspaceSourceNames((line) => io.stderr(line), command, io.cwd, folder))) return 2;
+  const run = Object.hasOwn(RUNNERS, command) ? RUNNERS[command] : undefined;
+  return run ? run(args, io) : 2; // every name in COMMANDS has a runner
+}
+
+/** `--version`, `--help`, `help [command]` and an option where the command belongs; undefined for a command. */
+function runTopLevel(first: string, afterCommand: readonly string[], io: CliIo): number | undefined {
   if (first === '-v' || first === '--version') {
     io.stdout(`${TOOLPIN_VERSION}\n`);
     return 0;
@@ -323,27 +345,34 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   if (first === 'help') {
     const topic = afterCommand[0];
-    const topicSpec = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
-    if (topic !== undefined && !topicSpec) {
+    if (topic !== undefined && !(topic in COMMANDS)) {
       const meant = closestName(topic, Object.keys(COMMANDS));
       io.stderr(`toolpin help: unknown command "${topic}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
       return 2;
     }
-    io.stdout(topicSpec ? commandHelp(topicSpec) : USAGE);
+    io.stdout(topic !== undefined ? commandHelp(topic) : USAGE);
     return 0;
   }
   if (first.startsWith('-')) {
     io.stderr(`toolpin: the command comes first (toolpin <command> ${first} …)\n${TOP_USAGE}`);
     return 2;
   }
-  const command = first;
-  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (!spec) {
-    const meant = closestName(command, Object.keys(COMMANDS));
-    io.stderr(`toolpin: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
-    return 2;
-  }
+  return undefined;
+}
 
+/** A command's options and arguments as parsed, read by name. */
+interface CommandArgs {
+  readonly command: string;
+  readonly rest: readonly string[];
+  /** An option read as text (declared `type: 'string'`, so parseArgs gives a string or nothing). */
+  text(name: string): string | undefined;
+  flag(name: string): boolean;
+  /** `{ [field]: value }` when the option was given, `{}` when not, for a command's optional fields. */
+  given<F extends string>(option: string, field: F): { [P in F]?: string };
+}
+
+/** The command's options parsed strictly; undefined (after a usage message) when they do not parse. */
+function parseCommandArgs(command: string, spec: CommandSpec, afterCommand: string[], io: CliIo): CommandArgs | undefined {
   let values: Readonly<Record<string, unknown>>;
   let rest: string[];
   try {
@@ -352,133 +381,143 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     values = parsed.values;
     rest = parsed.positionals;
   } catch (error) {
-    io.stderr(`${usageMessage(command, spec, error)}\n${shortUsage(command, spec)}`);
+    io.stderr(`${usageMessage(command, error)}\n${shortUsage(command)}`);
+    return undefined;
+  }
+  return {
+    command,
+    rest,
+    text: (name) => {
+      const value = values[name];
+      return typeof value === 'string' ? value : undefined;
+    },
+    flag: (name) => values[name] === true,
+    given: <F extends string>(option: string, field: F): { [P in F]?: string } => {
+      const value = values[option];
+      const entry: { [P in F]?: string } = {};
+      if (typeof value === 'string') entry[field] = value;
+      return entry;
+    },
+  };
+}
+
+/** How each command runs once its options are parsed. */
+const RUNNERS: Readonly<Record<string, (args: CommandArgs, io: CliIo) => Promise<number>>> = {
+  hash: runHash,
+  check: runCheck,
+  pin: runPin,
+  history: runHistory,
+  trust: async ({ command, rest, flag }, io) => {
+    if (rest.length > 1) {
+      io.stderr(`toolpin trust: give at most one folder\n${shortUsage(command)}`);
+      return 2;
+    }
+    return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke'), yes: flag('yes') });
+  },
+  lsp: runLsp,
+};
+
+async function runHash({ command, rest, text }: CommandArgs, io: CliIo): Promise<number> {
+  const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
+  if (!format) return 2;
+  const source = rest[0];
+  if (rest.length !== 1 || source === undefined) {
+    io.stderr(`toolpin hash: give exactly one file, or - for standard input\n${shortUsage(command)}`);
     return 2;
   }
-  if (values.help) {
-    io.stdout(commandHelp(spec));
-    return 0;
+  const profile = text('profile') ?? 'toolpin';
+  if (!isOneOf(HASH_PROFILES, profile)) {
+    io.stderr(`toolpin hash: unknown profile "${profile}"; use ${HASH_PROFILES.join(', ')}\n`);
+    return 2;
   }
-  // Every option read as text is declared `type: 'string'`, so parseArgs gives a string or nothing.
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const flag = (name: string): boolean => values[name] === true;
-  const workspace = text('workspace');
-  if (workspace !== undefined && !(await commands().checkWorkspaceFolder(io, command, workspace))) return 2;
-  // A run reads one workspace: its .toolpin/sources.jsonc names the modules that re-export the pin calls.
-  const folder = command === 'trust' ? rest[0] : workspace;
-  if (['check', 'pin', 'history', 'trust'].includes(command) && !(await commands().useWorkspaceSourceNames((line) => io.stderr(line), command, io.cwd, folder))) return 2;
+  return hashCommand(io, { source, format, profile });
+}
 
-  switch (command) {
-    case 'hash': {
-      const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
-      if (!format) return 2;
-      const [source, ...more] = rest;
-      if (source === undefined || more.length > 0) {
-        io.stderr(`toolpin hash: give exactly one file, or - for standard input\n${shortUsage(command, spec)}`);
-        return 2;
-      }
-      const profile = text('profile') ?? 'toolpin';
-      if (!isOneOf(HASH_PROFILES, profile)) {
-        io.stderr(`toolpin hash: unknown profile "${profile}"; use ${HASH_PROFILES.join(', ')}\n`);
-        return 2;
-      }
-      return hashCommand(io, { source, format, profile });
-    }
-    case 'check': {
-      const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
-      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
-      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
-      if (startTimeout === false) return 2;
-      const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
-      const failOn = text('fail-on') ?? 'drift';
-      if (!isOneOf(FAIL_ON_LEVELS, failOn)) {
-        io.stderr(`toolpin check: --fail-on takes security, drift or warning, got "${failOn}"\n`);
-        return 2;
-      }
-      if (!format || timeout === false || concurrency === false) return 2;
-      return commands().checkCommand(io, {
-        failOn,
-        paths: rest,
-        ...(text('sarif-file') !== undefined ? { sarifFile: text('sarif-file') } : {}),
-        format,
-        ...(workspace !== undefined ? { workspace } : {}),
-        offline: flag('offline'),
-        structureOnly: flag('structure-only'),
-        trust: flag('trust'),
-        ...TIMEOUTS(timeout, startTimeout),
-        ...(concurrency !== undefined ? { concurrency } : {}),
-      });
-    }
-    case 'pin': {
-      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
-      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
-      if (startTimeout === false) return 2;
-      if (timeout === false) return 2;
-      return commands().pinCommand(io, {
-        paths: rest,
-        yes: flag('yes'),
-        removeMissing: flag('remove-missing'),
-        trust: flag('trust'),
-        ...(text('tool') !== undefined ? { tool: text('tool') } : {}),
-        ...(workspace !== undefined ? { workspace } : {}),
-        ...TIMEOUTS(timeout, startTimeout),
-        ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
-      });
-    }
-    case 'history': {
-      const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
-      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
-      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
-      if (startTimeout === false) return 2;
-      const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
-      const limit = text('limit') === 'all' ? null : parsePositiveInteger(command, text('limit'), 'limit', io);
-      if (!format || timeout === false || concurrency === false || limit === false) return 2;
-      return commands().historyCommand(io, {
-        logs: rest,
-        format,
-        ...(text('tool') !== undefined ? { tool: text('tool') } : {}),
-        ...(text('hash') !== undefined ? { hash: text('hash') } : {}),
-        stale: flag('stale'),
-        ...(limit !== undefined ? { limit } : {}),
-        ...(workspace !== undefined ? { workspace } : {}),
-        offline: flag('offline'),
-        trust: flag('trust'),
-        ...TIMEOUTS(timeout, startTimeout),
-        ...(concurrency !== undefined ? { concurrency } : {}),
-        ...(text('store') !== undefined ? { store: text('store') } : {}),
-        ...(text('before') !== undefined ? { before: text('before') } : {}),
-      });
-    }
-    case 'trust':
-      if (rest.length > 1) {
-        io.stderr(`toolpin trust: give at most one folder\n${shortUsage(command, spec)}`);
-        return 2;
-      }
-      return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke'), yes: flag('yes') });
-    case 'lsp': {
-      const ipc = flag('node-ipc');
-      if (ipc === flag('stdio')) {
-        io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n${shortUsage(command, spec)}`);
-        return 2;
-      }
-      // vscode-languageserver reads --clientProcessId from the command line itself; it is parsed
-      // here only so that a malformed one is a usage error rather than silently ignored.
-      if (parsePositiveInteger(command, text('clientProcessId'), 'clientProcessId', io) === false) return 2;
-      if (ipc && typeof process.send !== 'function') {
-        io.stderr('toolpin lsp: --node-ipc needs an IPC channel to the parent process (start it with child_process.fork, as VS Code does), or use --stdio\n');
-        return 2;
-      }
-      commands().startLanguageServer(ipc ? 'node-ipc' : 'stdio');
-      return new Promise<number>(() => {
-        // The server runs until the client sends exit; vscode-languageserver ends the process.
-      });
-    }
-    default:
-      return 2; // unreachable: every name in COMMANDS has a case above
+async function runCheck({ command, rest, text, flag, given }: CommandArgs, io: CliIo): Promise<number> {
+  const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
+  const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+  const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+  if (startTimeout === false) return 2;
+  const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
+  const failOn = text('fail-on') ?? 'drift';
+  if (!isOneOf(FAIL_ON_LEVELS, failOn)) {
+    io.stderr(`toolpin check: --fail-on takes security, drift or warning, got "${failOn}"\n`);
+    return 2;
   }
+  if (!format || timeout === false || concurrency === false) return 2;
+  return commands().checkCommand(io, {
+    failOn,
+    paths: [...rest],
+    ...given('sarif-file', 'sarifFile'),
+    format,
+    ...given('workspace', 'workspace'),
+    offline: flag('offline'),
+    structureOnly: flag('structure-only'),
+    trust: flag('trust'),
+    ...TIMEOUTS(timeout, startTimeout),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+  });
+}
+
+async function runPin({ command, rest, text, flag, given }: CommandArgs, io: CliIo): Promise<number> {
+  const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+  const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+  if (startTimeout === false) return 2;
+  if (timeout === false) return 2;
+  return commands().pinCommand(io, {
+    paths: [...rest],
+    yes: flag('yes'),
+    removeMissing: flag('remove-missing'),
+    trust: flag('trust'),
+    ...given('tool', 'tool'),
+    ...given('workspace', 'workspace'),
+    ...TIMEOUTS(timeout, startTimeout),
+    ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
+  });
+}
+
+async function runHistory({ command, rest, text, flag, given }: CommandArgs, io: CliIo): Promise<number> {
+  const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
+  const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+  const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+  if (startTimeout === false) return 2;
+  const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
+  const limit = text('limit') === 'all' ? null : parsePositiveInteger(command, text('limit'), 'limit', io);
+  if (!format || timeout === false || concurrency === false || limit === false) return 2;
+  return commands().historyCommand(io, {
+    logs: [...rest],
+    format,
+    ...given('tool', 'tool'),
+    ...given('hash', 'hash'),
+    stale: flag('stale'),
+    ...(limit !== undefined ? { limit } : {}),
+    ...given('workspace', 'workspace'),
+    offline: flag('offline'),
+    trust: flag('trust'),
+    ...TIMEOUTS(timeout, startTimeout),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...given('store', 'store'),
+    ...given('before', 'before'),
+  });
+}
+
+async function runLsp({ command, text, flag }: CommandArgs, io: CliIo): Promise<number> {
+  const ipc = flag('node-ipc');
+  if (ipc === flag('stdio')) {
+    io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n${shortUsage(command)}`);
+    return 2;
+  }
+  // vscode-languageserver reads --clientProcessId from the command line itself; it is parsed
+  // here only so that a malformed one is a usage error rather than silently ignored.
+  if (parsePositiveInteger(command, text('clientProcessId'), 'clientProcessId', io) === false) return 2;
+  if (ipc && typeof process.send !== 'function') {
+    io.stderr('toolpin lsp: --node-ipc needs an IPC channel to the parent process (start it with child_process.fork, as VS Code does), or use --stdio\n');
+    return 2;
+  }
+  commands().startLanguageServer(ipc ? 'node-ipc' : 'stdio');
+  return new Promise<number>(() => {
+    // The server runs until the client sends exit; vscode-languageserver ends the process.
+  });
 }
 
 /**

@@ -182,13 +182,8 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   repins.splice(0, repins.length, ...repins.filter((repin) => !builtOutput.includes(repin)));
   additions.splice(0, additions.length, ...additions.filter((addition) => !builtOutput.includes(addition)));
   const forTool = args.tool ? ` for tool "${args.tool}"` : '';
-  // A step that cannot get its first pin is named: when its server could not be listed, like any
-  // pin that could not be verified; otherwise (an unknown or ambiguous server, a tool not served)
-  // as a change left to a manual edit.
-  for (const entry of noFirstPin) io.stdout(`${where(entry.document, entry)}  ${entry.tool}${entry.server ? ` on ${entry.server}` : ''}: no first pin: ${entry.reason}\n`);
-  const manualFirstPins = noFirstPin.filter((entry) => entry.state === 'manual').length;
+  const manualFirstPins = sayNoFirstPins(io, noFirstPin);
   unverified += noFirstPin.length - manualFirstPins;
-  if (noFirstPin.length > 0) io.stdout('\n');
   if (builtOutput.length > 0 && repins.length === 0 && missing.length === 0 && additions.length === 0) return 1;
   if (repins.length === 0 && missing.length === 0 && additions.length === 0) {
     io.stdout(`Nothing to re-pin${forTool}: no drifted or missing pin, and no first pin to add.${unverified > 0 ? ` ${unverified} pin(s) or file(s) could not be verified; run toolpin check for details.` : ''}\n`);
@@ -196,7 +191,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
     return manualFirstPins > 0 ? 1 : 0;
   }
 
-  for (const repin of repins) await showRepin(io, verified, repin);
+  for (const repin of repins) await showRepin(io, verified.workspaceFolder, repin);
   for (const addition of additions) showAddition(io, addition);
 
   const removable = missing.filter((entry) => entry.kind === 'tool');
@@ -247,6 +242,22 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   for (const [document, list] of byDocument) {
     await writeDocument(io, verified, document, list, args.tool, outcome);
   }
+  io.stdout(wroteLine(outcome));
+  for (const repin of heldBack) {
+    io.stdout(
+      `${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: its drift carries cues of tool poisoning (TP407); review it above, then re-pin it alone: toolpin pin --yes --tool ${JSON.stringify(repin.tool)}\n`,
+    );
+  }
+  const left = manual.length + (removable.length - outcome.removed) + manualFirstPins;
+  if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
+  if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
+  if (heldBack.length > 0) io.stdout(`${heldBack.length} security-class re-pin(s) left for review, one tool at a time.\n`);
+  sayFirstPinsLeft(io, heldBackFirst, noFirstPin.length - manualFirstPins);
+  return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 || heldBack.length + heldBackFirst.length > 0 ? 1 : 0;
+}
+
+/** "Wrote N re-pin(s) and M first pin(s) in F file(s) and their entries in .toolpin/store." */
+function wroteLine(outcome: WriteOutcome): string {
   const done = [
     outcome.repinned > 0 || (outcome.removed === 0 && outcome.added === 0) ? `${outcome.repinned} re-pin(s)` : '',
     outcome.added > 0 ? `${outcome.added} first pin(s)` : '',
@@ -255,25 +266,27 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
     .filter(Boolean)
     .join(' and ');
   const pinned = outcome.repinned + outcome.added;
-  io.stdout(`Wrote ${done} in ${outcome.files} file(s)${pinned > 0 ? ` and ${outcome.refused > 0 ? `${pinned - outcome.refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`);
-  for (const repin of heldBack) {
-    io.stdout(
-      `${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}: not written: its drift carries cues of tool poisoning (TP407); review it above, then re-pin it alone: toolpin pin --yes --tool ${JSON.stringify(repin.tool)}\n`,
-    );
+  return `Wrote ${done} in ${outcome.files} file(s)${pinned > 0 ? ` and ${outcome.refused > 0 ? `${pinned - outcome.refused} of ` : ''}their entries in .toolpin/store` : ''}.\n`;
+}
+
+/**
+ * Names each step that cannot get its first pin, with the reason; returns how many need a manual
+ * edit (an unknown or ambiguous server, a tool not served). The others (a server that could not be
+ * listed) count as pins that could not be verified.
+ */
+function sayNoFirstPins(io: CliIo, noFirstPin: ReadonlyArray<NoFirstPin & { document: CliDocument }>): number {
+  for (const entry of noFirstPin) io.stdout(`${where(entry.document, entry)}  ${entry.tool}${entry.server ? ` on ${entry.server}` : ''}: no first pin: ${entry.reason}\n`);
+  if (noFirstPin.length > 0) io.stdout('\n');
+  return noFirstPin.filter((entry) => entry.state === 'manual').length;
+}
+
+/** Says which first pins were held back for review (cues of tool poisoning), and how many steps got none for an unlisted server. */
+function sayFirstPinsLeft(io: CliIo, heldBack: readonly Addition[], unlisted: number): void {
+  for (const addition of heldBack) {
+    io.stdout(`${where(addition.document, addition)}  ${addition.tool} on ${addition.server}: first pin not written: its live text carries cues of tool poisoning; review it above, then pin it alone: toolpin pin --yes --tool ${JSON.stringify(addition.tool)}\n`);
   }
-  for (const addition of heldBackFirst) {
-    io.stdout(
-      `${where(addition.document, addition)}  ${addition.tool} on ${addition.server}: first pin not written: its live text carries cues of tool poisoning; review it above, then pin it alone: toolpin pin --yes --tool ${JSON.stringify(addition.tool)}\n`,
-    );
-  }
-  const left = manual.length + (removable.length - outcome.removed) + manualFirstPins;
-  if (left > 0) io.stdout(`${left} missing pin(s) left that need a manual edit.\n`);
-  if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
-  const held = heldBack.length + heldBackFirst.length;
-  if (heldBack.length > 0) io.stdout(`${heldBack.length} security-class re-pin(s) left for review, one tool at a time.\n`);
-  if (heldBackFirst.length > 0) io.stdout(`${heldBackFirst.length} first pin(s) whose live text carries cues of tool poisoning left for review, one tool at a time.\n`);
-  if (unverified > 0 && noFirstPin.length > manualFirstPins) io.stdout(`${noFirstPin.length - manualFirstPins} step(s) got no first pin because their server could not be listed; run toolpin check for details.\n`);
-  return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 || held > 0 ? 1 : 0;
+  if (heldBack.length > 0) io.stdout(`${heldBack.length} first pin(s) whose live text carries cues of tool poisoning left for review, one tool at a time.\n`);
+  if (unlisted > 0) io.stdout(`${unlisted} step(s) got no first pin because their server could not be listed; run toolpin check for details.\n`);
 }
 
 /** The changes of one document that were shown and are to be written. */
@@ -297,32 +310,41 @@ function firstPinsOf(document: CliDocument, verified: VerifiedWorkspace, tool: s
   };
 }
 
-/** Shows a re-pin: where, the line before and after, what changed, the security cues and the content. */
-async function showRepin(io: CliIo, verified: VerifiedWorkspace, repin: Repin): Promise<void> {
-  const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
-  const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
-  const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
-  io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
-  io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
-  const change = repin.summary;
-  // "what changed is unknown" is said below, with the store entry that is missing.
-  if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
-  if (repin.security) {
-    io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
-    for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
-  }
-  const pinned = parseAnyPin(repin.pinned);
-  const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
-  io.stdout(contentLines(repin, stored));
-  io.stdout('\n');
-}
-
 /** The last analysis made for a first pin: showing a connector's many first pins parses its text once. */
 let lastAnalysis: { path: string; text: string; analysis: ReturnType<typeof analyzeDocument> } | undefined;
 
 function analysisOf(document: CliDocument, text: string): ReturnType<typeof analyzeDocument> {
   if (lastAnalysis?.path !== document.path || lastAnalysis.text !== text) lastAnalysis = { path: document.path, text, analysis: analyzeDocument(document.kind, text, document.path) };
   return lastAnalysis.analysis;
+}
+
+/**
+ * Adds first pins to `text`, each on a fresh analysis: a connector without a toolsSnapshot gets one
+ * with all of its first pins, the others are added one at a time. A pin whose place is gone is said
+ * and counted as not written.
+ */
+function addFirstPins(io: CliIo, document: CliDocument, target: CliDocument, start: string, additions: readonly Addition[], outcome: WriteOutcome): { text: string; added: Addition[] } {
+  let text = start;
+  const added: Addition[] = [];
+  for (const group of additionGroups(additions)) {
+    const snapshot = group.length > 1 ? newSnapshotEdits(target, text, group) : [];
+    if (snapshot.length > 0) {
+      text = applyTextEdits(text, snapshot);
+      added.push(...group);
+      continue;
+    }
+    for (const addition of group) {
+      const edits = additionEdits(target, text, addition);
+      if (edits.length === 0) {
+        io.stderr(`toolpin pin: could not add the first pin of "${addition.tool}" in ${document.display}; add ${addition.live} by hand\n`);
+        outcome.notWritten++;
+        continue;
+      }
+      text = applyTextEdits(text, edits);
+      added.push(addition);
+    }
+  }
+  return { text, added };
 }
 
 /** First pins grouped for writing: a step's alone, a connector instance's together. */
@@ -369,6 +391,26 @@ function additionEdits(document: CliDocument, text: string, addition: FirstPin):
   }
   const instance = connectorOf(analysis)?.instances[addition.index];
   return instance?.name?.value === addition.server ? setSnapshotEntryEdits(text, instance, addition.tool, addition.live, { source: document.kind === 'source' }) : [];
+}
+
+/** One re-pin as the run shows it: the line before and after, what changed, security cues, the content. */
+async function showRepin(io: CliIo, workspaceFolder: string, repin: Repin): Promise<void> {
+  const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
+  const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
+  const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
+  io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
+  io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
+  const change = repin.summary;
+  // "what changed is unknown" is said below, with the store entry that is missing.
+  if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
+  if (repin.security) {
+    io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
+    for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
+  }
+  const pinned = parseAnyPin(repin.pinned);
+  const stored = pinned ? await readIfPresent(io, path.join(workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+  io.stdout(contentLines(repin, stored));
+  io.stdout('\n');
 }
 
 /**
@@ -488,30 +530,10 @@ async function writeDocument(
 
       // The pin literal keeps its own quote (a source file's '…' or `…`).
       let text = applyTextEdits(target.text, list.repins.map((repin) => replacePinEdit(repin.problem.span, repin.live, target.text)));
-      // First pins on a fresh analysis each: a connector without a toolsSnapshot gets one with all
-      // of its first pins, the others are added one at a time.
-      let added = 0;
-      const addedPins: Addition[] = [];
-      for (const group of additionGroups(list.additions)) {
-        const snapshot = group.length > 1 ? newSnapshotEdits(target, text, group) : [];
-        if (snapshot.length > 0) {
-          text = applyTextEdits(text, snapshot);
-          addedPins.push(...group);
-          added += group.length;
-          continue;
-        }
-        for (const addition of group) {
-          const edits = additionEdits(target, text, addition);
-          if (edits.length === 0) {
-            io.stderr(`toolpin pin: could not add the first pin of "${addition.tool}" in ${document.display}; add ${addition.live} by hand\n`);
-            outcome.notWritten++;
-            continue;
-          }
-          text = applyTextEdits(text, edits);
-          addedPins.push(addition);
-          added++;
-        }
-      }
+      const first = addFirstPins(io, document, target, text, list.additions, outcome);
+      text = first.text;
+      const addedPins = first.added;
+      const added = addedPins.length;
       let removed = 0;
       // Removals one at a time, each on a fresh analysis: two removals in one snapshot would
       // otherwise both claim the comma between them.

@@ -6,6 +6,9 @@
 import { ByteTable } from './byteTable';
 import { parseCanonicalTimeBytes, SCAN_DISPATCH, SCAN_OTHER, ScannedEvent, scanEventBytes } from './eventBytes';
 import { checkLine, Execution, forEachLine, LinePosition, LineProblem, LineScratch, MAX_INTERNED, schemaHashProblem } from './events';
+import { type EntrySlots, type HistoryKey, type KeySummary, LazyExecutions } from './summaries';
+
+export { sortNewestFirst, type HistoryKey, type KeySummary } from './summaries';
 
 /** What a log's last line without a line end is reported as; the team store reports the same (store/storeIngest.ts). */
 export const TORN_LINE_MESSAGE = 'the last line has no line end (torn or still being written); it is read once completed';
@@ -147,7 +150,7 @@ class Slot {
   setExecutionIdBytes(source: Uint8Array, start: number, end: number): void {
     const bytes = this.bytes;
     const cell = this.cell;
-    for (let index = start; index < end; index++) bytes[cell + index - start] = source[index] ?? 0;
+    for (let index = start; index < end; index++) bytes[cell + index - start] = source[index]!;
     this.idLength = end - start;
     this.idText = '';
   }
@@ -170,7 +173,7 @@ class Slot {
     // A loop, not set(subarray(…)): ids are short, and a subarray is an object per copy.
     const to = this.bytes;
     const from = other.bytes;
-    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index] ?? 0;
+    for (let index = 0, length = other.idLength; index < length; index++) to[this.cell + index] = from[other.cell + index]!;
     this.blueprint = other.blueprint;
     this.stepId = other.stepId;
     this.line = other.line;
@@ -304,26 +307,6 @@ class LogFold {
   readonly counters: LogCounters = { lines: 0, blank: 0, dispatched: 0, skipped: 0, malformed: 0, torn: 0 };
   readonly problems: LineProblem[] = [];
   torn: LineProblem | undefined;
-}
-
-/** Newest first: by time, then sequence, then log, then line. */
-function newestFirst(a: Execution, b: Execution): number {
-  return b.atMs - a.atMs || b.seq - a.seq || (a.log < b.log ? -1 : a.log > b.log ? 1 : 0) || b.line - a.line;
-}
-
-export interface HistoryKey {
-  readonly server: string;
-  readonly tool: string;
-  readonly schemaHash: string;
-}
-
-/** Everything the model holds about one (server, tool, schemaHash), merged over all logs. */
-export interface KeySummary extends HistoryKey {
-  readonly count: number;
-  readonly first: Execution;
-  readonly last: Execution;
-  /** The most recent executions in memory, newest first (at most `recentLimit`). */
-  readonly recent: readonly Execution[];
 }
 
 export interface HistoryModelOptions {
@@ -520,14 +503,13 @@ export class HistoryModel {
   private nextSlot(fold: LogFold, log: string, entry: KeyEntry): Slot {
     fold.contributed = true;
     if (entry.ringLog !== log) this.mergeRing(entry, log);
-    // While the ring has room a slot is added; once it is full (then `next` is within it), its oldest is reused.
-    const oldest = entry.recent.length < this.recentLimit ? undefined : entry.recent[entry.next];
-    if (oldest === undefined) {
-      const slot = entry.spare.pop() ?? Slot.inPool(this.state.ids);
+    let slot: Slot;
+    if (entry.recent.length < this.recentLimit) {
+      slot = entry.spare.pop() ?? Slot.inPool(this.state.ids);
       entry.recent.push(slot);
       return slot;
     }
-    const slot = (entry.recent[entry.next] = this.release(entry, oldest));
+    slot = entry.recent[entry.next] = this.release(entry, entry.recent[entry.next]!);
     entry.next = (entry.next + 1) % this.recentLimit;
     return slot;
   }
@@ -569,15 +551,14 @@ export class HistoryModel {
     const merged = entry.merged;
     const limit = this.recentLimit;
     for (const slot of ring) {
-      let index = merged.findIndex((held) => newestSlotFirst(held, slot) >= 0);
-      if (index < 0) index = merged.length;
+      let index = 0;
+      while (index < merged.length && newestSlotFirst(merged[index]!, slot) < 0) index++;
       if (index >= limit) {
         entry.spare.push(this.release(entry, slot));
         continue;
       }
       merged.splice(index, 0, slot);
-      const dropped = merged.length > limit ? merged.pop() : undefined;
-      if (dropped) entry.spare.push(this.release(entry, dropped));
+      if (merged.length > limit) entry.spare.push(this.release(entry, merged.pop()!));
     }
     ring.length = 0;
     entry.next = 0;
@@ -728,9 +709,11 @@ export class HistoryModel {
   keys(): KeySummary[] {
     const summaries: KeySummary[] = [];
     const entries = this.state.entries;
-    for (const [server, tools] of byKey(entries)) {
-      for (const [tool, hashes] of byKey(tools)) {
-        for (const [schemaHash, entry] of byKey(hashes)) summaries.push(this.summarize(server, tool, schemaHash, entry));
+    for (const server of [...entries.keys()].sort()) {
+      const tools = entries.get(server)!;
+      for (const tool of [...tools.keys()].sort()) {
+        const hashes = tools.get(tool)!;
+        for (const schemaHash of [...hashes.keys()].sort()) summaries.push(this.summarize(server, tool, schemaHash, hashes.get(schemaHash)!));
       }
     }
     return summaries;
@@ -773,43 +756,3 @@ export class HistoryModel {
     };
   }
 }
-
-/** What a summary reads of a key's entry: its kept slots (merged and ring), the first and the last. */
-interface EntrySlots {
-  readonly recent: readonly Slot[];
-  readonly firstRef: Slot;
-  readonly lastRef: Slot;
-}
-
-type Built = { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] };
-
-/** The executions of one key's summary, built from the slots it kept, once, on first use. */
-class LazyExecutions {
-  constructor(
-    private readonly key: HistoryKey,
-    /** The slots until the executions are built; then the executions (the slots are no longer needed). */
-    private held: EntrySlots | Built,
-    private readonly recentLimit: number,
-  ) {}
-
-  built(): Built {
-    if ('first' in this.held) return this.held;
-    const key = this.key;
-    const { recent: slots, firstRef, lastRef } = this.held;
-    const recent = slots.map((slot) => slot.toExecution(key));
-    recent.sort(newestFirst);
-    this.held = { first: firstRef.toExecution(key), last: lastRef.toExecution(key), recent: recent.slice(0, this.recentLimit) };
-    return this.held;
-  }
-}
-
-/** The entries of `map` in the order of their keys (UTF-16 code units, as `sort()` orders strings). */
-function byKey<V>(map: ReadonlyMap<string, V>): [string, V][] {
-  return [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** Sorts executions newest first (time, then sequence, then log, then line). */
-export function sortNewestFirst(executions: Execution[]): Execution[] {
-  return executions.sort(newestFirst);
-}
-
