@@ -38,6 +38,7 @@ import { type HistoryFeature, registerHistory } from './features/history';
 import { hoverFormatOf, registerHover } from './features/hover';
 import { registerReview } from './features/review';
 import { registerStatus } from './features/status';
+import { registerStoreEntryWrites, WRITE_STORE_ENTRIES_COMMAND } from './features/storeEntries';
 import { TrustStore, trustFilePath } from './io/trustStore';
 import { chainCredentials, type CredentialResolver, environmentCredentials, Redactor } from './mcp/credentials';
 import { Inventory } from './mcp/inventory';
@@ -215,6 +216,7 @@ function registerFeatures(connection: Connection, documents: TextDocuments<TextD
   registerCompletion(connection, documents, workspace, () => ({ snippets: context.abilities.completionSnippets }));
   registerCodeLens(connection, documents, workspace, diagnostics, { now: runtime.now, setTimeout: runtime.setTimeout, canRefresh: () => context.abilities.canRefreshCodeLens });
   registerReview(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles }));
+  registerStoreEntryWrites(connection, workspace);
   const status = registerStatus(connection, workspace, diagnostics, runtime);
   const history = registerHistory(connection, workspace, context.settings, runtime, {
     trust: (what) => context.trust.decideSetting(context.folders, what),
@@ -239,7 +241,10 @@ function onInitialize(connection: Connection, context: ServerContext, params: In
   // has found every connector, instead of reporting their servers as unknown.
   context.workspace.announceFolders(context.folders);
   if (context.abilities.holdsCredentials) context.useEditorCredentials();
-  return { capabilities: SERVER_CAPABILITIES, serverInfo: { name: 'toolpin', version: TOOLPIN_VERSION } };
+  // A client that cannot create files gets the store entries of its re-pins written by the server
+  // (features/storeEntries.ts), through a command its code actions carry.
+  const capabilities = context.abilities.canCreateFiles ? SERVER_CAPABILITIES : { ...SERVER_CAPABILITIES, executeCommandProvider: { commands: [WRITE_STORE_ENTRIES_COMMAND] } };
+  return { capabilities, serverInfo: { name: 'toolpin', version: TOOLPIN_VERSION } };
 }
 
 /** Start-up once the client is ready: settings, file watching, the workspace scan. */

@@ -46,8 +46,9 @@ before(() => {
 });
 after(() => rmSync(workspace, { recursive: true, force: true }));
 
+// --tool: the connector has no include, so its unpinned tools would get first pins too (test/cli/firstPins.test.ts).
 test('pin --yes --remove-missing cuts only the gone pin out of the source; check then exits 0', () => {
-  const result = spawnSync(process.execPath, [cli, 'pin', '--yes', '--remove-missing', '.'], { cwd: workspace, encoding: 'utf8', timeout: 60_000, input: '', env: TRUSTED_ENV });
+  const result = spawnSync(process.execPath, [cli, 'pin', '--yes', '--remove-missing', '--tool', 'retired_tool', '.'], { cwd: workspace, encoding: 'utf8', timeout: 60_000, input: '', env: TRUSTED_ENV });
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
   assert.equal(readFileSync(path.join(workspace, 'connectors.ts'), 'utf8'), connectors('      // gone from the server\n'), 'only the entry and its comma went');
   const check = spawnSync(process.execPath, [cli, 'check', '.'], { cwd: workspace, encoding: 'utf8', timeout: 60_000, input: '', env: TRUSTED_ENV });

@@ -172,6 +172,7 @@ export async function verifyPaths(io: CliIo, args: CheckArgs, command: string): 
     files: { readFile: (file) => io.readFile(file), readIfPresent: (file) => readIfPresent(io, file), listFolder: nodeFileSystem.listFolder },
     variables: { env, userHome: os.homedir() },
     offline: args.offline === true,
+    firstPins: command === 'pin',
     now: () => Date.now(),
     // Pins imported from another module of the workspace are read there (relative imports only).
     modules: nodeModuleAccess({ root: workspaceFolder, maxFileBytes: defaultSourceNames().maxFileBytes }),

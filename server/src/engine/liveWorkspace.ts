@@ -583,6 +583,21 @@ export class LiveWorkspace {
     return { definition, listing: definition ? inventory.listing(definition) : undefined };
   }
 
+  /**
+   * The listings of `definitions` for a file's pins, fetched first when they are not held (a step
+   * without a pin does not make its server listed: its first pin asks here). Nothing is fetched
+   * when live verification is off or the file is not local; a definition without a listing then
+   * reads as pending.
+   */
+  async listingsOf(file: string, definitions: readonly ServerDefinition[]): Promise<(definition: ServerDefinition) => ServerListing> {
+    const inventory = this.options.inventory();
+    const missing = definitions.filter((definition) => inventory.listing(definition) === undefined);
+    if (missing.length > 0 && this.options.liveEnabled() && isLocalPath(file)) {
+      await inventory.ensure(missing).catch((error: unknown) => this.options.log(`listing for a first pin failed: ${String(error)}`));
+    }
+    return listingsFrom(inventory, PENDING);
+  }
+
   /** All named servers of a file's folder with their listings, for completion. */
   async servers(file: string): Promise<Array<{ definition: ServerDefinition; listing: ServerListing | undefined }>> {
     const registry = await this.registry(this.folderOf(file));

@@ -51,12 +51,18 @@ function computedPinsResult(pins: readonly ComputedPin[]): VerificationResult {
   };
 }
 
-/** The definitions a set of documents needs listed: every named server, and each connector's own. */
-export function definitionsNeeded(documents: readonly AnalyzedDocument[], registry: ServerRegistry): ServerDefinition[] {
+/**
+ * The definitions a set of documents needs listed: every named server, and each connector's own.
+ * With `firstPins` (`toolpin pin`), the servers of steps that name a tool without a pin too, so
+ * that their first pins can be taken from the live listing (core/verify/firstPins.ts).
+ */
+export function definitionsNeeded(documents: readonly AnalyzedDocument[], registry: ServerRegistry, options?: { readonly firstPins?: boolean }): ServerDefinition[] {
   const needed = new Set<ServerDefinition>();
   for (const document of documents) {
     for (const step of blueprintOf(document)?.steps ?? []) {
-      if (!step.mcp?.pin || step.mcp.serverComputed !== undefined) continue;
+      if (!step.mcp || step.mcp.serverComputed !== undefined) continue;
+      const unpinned = step.mcp.toolName !== undefined && step.mcp.expectedSchemaHash === undefined;
+      if (!step.mcp.pin && !(options?.firstPins === true && unpinned)) continue;
       if (step.mcp.server) {
         const definition = registry.get(step.mcp.server.value);
         if (definition) needed.add(definition);

@@ -73,6 +73,8 @@ export interface WorkspaceCheckOptions<Source extends ListingSource = ListingSou
   readonly variables: Omit<VariableContext, 'workspaceFolder'>;
   /** Contact no server. */
   readonly offline: boolean;
+  /** Also list the servers of steps without a pin, for their first pins (`toolpin pin`). */
+  readonly firstPins?: boolean;
   /** Hears what could not be read as soon as the documents are read, before the listing source is made. */
   readonly onIssues?: (issues: readonly CheckIssue[]) => void;
   /**
@@ -262,7 +264,7 @@ class ListingsAsNeeded<Source extends ListingSource> {
   private settledBeforeShown = 0;
 
   constructor(
-    private readonly options: Pick<WorkspaceCheckOptions<Source>, 'listingSource' | 'progress'>,
+    private readonly options: Pick<WorkspaceCheckOptions<Source>, 'listingSource' | 'progress' | 'firstPins'>,
     private readonly registry: ServerRegistry,
     /** The documents analyzed so far, whose argument validators a listing's arrival prepares. */
     private readonly documents: readonly AnalyzedDocument[],
@@ -275,7 +277,7 @@ class ListingsAsNeeded<Source extends ListingSource> {
 
   /** Starts the listing of every server `document` needs that no earlier document asked for. */
   askFor(document: AnalyzedDocument): void {
-    const fresh = definitionsNeeded([document], this.registry).filter((definition) => !this.asked.has(definition));
+    const fresh = definitionsNeeded([document], this.registry, { firstPins: this.options.firstPins === true }).filter((definition) => !this.asked.has(definition));
     if (fresh.length === 0) return;
     for (const definition of fresh) this.asked.add(definition);
     this.pending += fresh.length;

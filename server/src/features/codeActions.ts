@@ -35,24 +35,26 @@ import { blueprintOf, connectorOf } from '../core/documents/documents';
 import { pinKindOfFile } from '../core/documents/kinds/registry';
 import {
   addIncludeEntryEdits,
+  addSchemaPinEdits,
   lowercasePinEdit,
   removeIncludeEntryEdits,
   removeSnapshotEntryEdits,
   replacePinEdit,
   replaceStringEdit,
   setSnapshotEntryEdits,
-  storeEntries,
   stringLiteral,
   type TextEdit,
 } from '../core/documents/fixes';
 import { foreignPinAt } from '../core/documents/source/analyzeSource';
 import { type DriftData, isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/verify/payloads';
-import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins/pins';
+import type { PinAlgorithm } from '../core/pins/pins';
 import { PIN_STORE_FOLDER } from '../core/pins/storeLayout';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { containsKnownSecret } from '../mcp/credentials';
 import { isOutsideThePinData, readFullDefinition } from '../core/verify/fullDefinition';
+import { firstSchemaPinOf } from '../core/verify/firstPins';
+import { storeEntriesCommand, storeEntriesFor, type StorePayload } from './storeEntries';
 import { RepinEditsRequest, type RepinEditsResult } from '../protocol';
 import { checkWriteTarget } from '../io/safeWrite';
 import { runSafe } from '../util/runSafe';
@@ -171,15 +173,28 @@ export function writableInside(file: string, folder: string): boolean {
   }
 }
 
-/** The store entries of a re-pin: the pinned content and, when the payload has it, the full definition. */
-function storeEntriesFor(data: { tool: string; server?: string; live: string; liveContent: string; liveDefinition?: unknown }): Array<{ relativePath: string; content: string }> {
-  const algorithm = data.live.startsWith('fnv1a64:') ? 'fnv1a64' : 'sha256';
-  const parsed = parsePin(data.live, algorithm);
-  // A store entry is meant to be committed: content holding (or redacted of) a credential is not written.
-  if (typeof data.liveContent !== 'string' || containsKnownSecret(data.liveContent) || !isParsedPin(parsed)) return [];
-  // The definition comes back from the client: it is written only when it is an entry of this tool.
-  const full = typeof data.liveDefinition === 'string' && !containsKnownSecret(data.liveDefinition) && readFullDefinition(data.liveDefinition, data.tool) ? data.liveDefinition : undefined;
-  return storeEntries(parsed.algorithm, parsed.hex, data.liveContent, { tool: data.tool, server: typeof data.server === 'string' ? data.server : undefined, content: full });
+/**
+ * The command of an action whose edit pins something, when the client cannot create files: the
+ * server then writes the store entries once the client has applied the edit (features/storeEntries.ts).
+ */
+function storeCommandOf(document: TextDocument, payloads: readonly StorePayload[], options: EditBuilder): { command?: CodeAction['command'] } {
+  const command = storeEntriesCommand(document.uri, payloads, options.canCreateFiles);
+  return command ? { command } : {};
+}
+
+/**
+ * Actions said once: a client that sends two diagnostics on one pin (a source file's constant shared
+ * by two calls) would otherwise get the same re-pin twice. Only the same title with the same edit
+ * is one action; two entries of one name listed twice stay two fixes.
+ */
+function distinctActions(actions: readonly CodeAction[]): CodeAction[] {
+  const seen = new Set<string>();
+  return actions.filter((action) => {
+    const key = `${action.kind ?? ''}\u0000${action.title}\u0000${JSON.stringify(action.edit ?? null)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 export function registerCodeActions(connection: Connection, documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, options: () => EditBuilder): void {
@@ -233,7 +248,8 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
       const drift = diagnostic.code === 'TP400' && isDriftData(diagnostic.data) ? diagnostic.data : undefined;
       const start = document.offsetAt(diagnostic.range.start);
       const placed = drift ? await placeRepins(file, workspace, text, [{ span: { offset: start, length: document.offsetAt(diagnostic.range.end) - start }, data: drift }]) : undefined;
-      actions.push(...quickFixesFor(document, text, diagnostic, workspace, folder, options, reviewActions, securityOffsets, placed));
+      if (diagnostic.code === 'TP206') actions.push(...(await firstPinActions(document, diagnostic, workspace, folder, options)));
+      else actions.push(...quickFixesFor(document, text, diagnostic, workspace, folder, options, reviewActions, securityOffsets, placed));
     }
     actions.push(...reviewActions);
   }
@@ -242,7 +258,7 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
     const { drifted, repins, entries } = await repinsOf(file, workspace, text);
     const repinTitle = `Re-pin all ${drifted.length} drifted pin${drifted.length === 1 ? '' : 's'}`;
     if (wants(CodeActionKind.QuickFix) && drifted.length > 1) {
-      actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins.local, entries, options, repins.elsewhere) });
+      actions.push({ title: `${repinTitle} in this file`, kind: CodeActionKind.QuickFix, edit: buildWorkspaceEdit(document, repins.local, entries, options, repins.elsewhere), ...storeCommandOf(document, drifted.map((found) => found.data), options) });
     }
     if (wants(FIX_ALL_KIND)) {
       // A malformed pin has no verdict, so a lower-casing never touches a pin that is re-pinned.
@@ -252,20 +268,60 @@ export async function computeCodeActions(document: TextDocument, params: CodeAct
           ...(repins.count > 0 ? [repinTitle] : []),
           ...(lowercasings.length > 0 ? [`${repins.count > 0 ? 'lower' : 'Lower'}-case ${lowercasings.length} pin${lowercasings.length === 1 ? '' : 's'} written in uppercase hex`] : []),
         ];
-        actions.push({ title: `${parts.join(' and ')} in this file`, kind: FIX_ALL_KIND, edit: buildWorkspaceEdit(document, [...repins.local, ...lowercasings], entries, options, repins.elsewhere) });
+        actions.push({ title: `${parts.join(' and ')} in this file`, kind: FIX_ALL_KIND, edit: buildWorkspaceEdit(document, [...repins.local, ...lowercasings], entries, options, repins.elsewhere), ...storeCommandOf(document, drifted.map((found) => found.data), options) });
       }
     }
   }
-  return actions;
+  return distinctActions(actions);
+}
+
+/**
+ * The first pin of a step that names a tool without `expectedSchemaHash` (TP206), from the live
+ * listing of its server (core/verify/firstPins.ts): the hash added after the step's `server` (or
+ * `toolName`), and its store entries. The listing is asked for when it is not held yet (an
+ * unpinned step does not make its server listed). No action when the step cannot get one: an
+ * unknown or ambiguous server, a tool not served, a server that could not be listed. A first pin
+ * accepts the tool as it is served now, unseen, so it is never preferred, never part of fix-all or
+ * "Re-pin all", and its title says when the live text carries cues of tool poisoning.
+ */
+async function firstPinActions(document: TextDocument, diagnostic: Diagnostic, workspace: LiveWorkspace, folder: string, options: EditBuilder): Promise<CodeAction[]> {
+  const file = uriToPath(document.uri);
+  const start = document.offsetAt(diagnostic.range.start);
+  const step = (workspace.analysis(file) ? blueprintOf(workspace.analysis(file)!) : undefined)?.steps.find((candidate) => candidate.mcp?.toolName?.span.offset === start);
+  if (!step?.mcp?.toolName || step.mcp.expectedSchemaHash || !workspace.liveVerification()) return [];
+  const registry = await workspace.registry(folder);
+  const candidates = step.mcp.server ? [registry.get(step.mcp.server.value)].flatMap((definition) => (definition ? [definition] : [])) : registry.named();
+  const listingFor = await workspace.listingsOf(file, candidates);
+  const pin = firstSchemaPinOf(step, { registry, listingFor });
+  if (!('live' in pin)) return [];
+  const text = document.getText();
+  const entries = storeEntriesFor(pin).map((entry) => ({ folder, ...entry }));
+  const warning = pin.cues.length > 0 ? ', whose live schema carries cues of tool poisoning: review it first' : '';
+  return [
+    {
+      title: `Pin "${pin.tool}" at ${pin.live} (first pin, from the live listing of "${pin.server}"${warning})`,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [diagnostic],
+      edit: buildWorkspaceEdit(document, addSchemaPinEdits(text, step, pin.live), entries, options),
+      ...storeCommandOf(document, [pin], options),
+    },
+  ];
 }
 
 /** The re-pins of every drifted pin of a file, with the store entries that record their content. */
-async function repinsOf(file: string, workspace: LiveWorkspace, text: string): Promise<{ drifted: unknown[]; repins: PlacedRepins; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
+async function repinsOf(file: string, workspace: LiveWorkspace, text: string): Promise<{ drifted: Array<{ data: StorePayload }>; repins: PlacedRepins; entries: Array<{ folder: string; relativePath: string; content: string }> }> {
   const folder = workspace.folderOf(file);
   const verification = await workspace.verification(file);
   const security = new Set(verification.problems.filter((found) => found.code === 'TP407').map((found) => found.span.offset));
   // A security-class drift is left out of every bulk re-pin: it is accepted one tool at a time.
-  const drifted = verification.problems.flatMap((found) => (found.code === 'TP400' && isDriftData(found.data) && !security.has(found.span.offset) ? [{ span: found.span, data: found.data }] : []));
+  // One re-pin per pin literal: two problems on one pin (a source file's constant shared by two
+  // calls) are one re-pin, counted once.
+  const seen = new Set<number>();
+  const drifted = verification.problems.flatMap((found) => {
+    if (found.code !== 'TP400' || !isDriftData(found.data) || security.has(found.span.offset) || seen.has(found.span.offset)) return [];
+    seen.add(found.span.offset);
+    return [{ span: found.span, data: found.data }];
+  });
   // The pin literal keeps its own quote (a source file's '…' or `…`), where it is written.
   const repins = await placeRepins(file, workspace, text, drifted);
   const entries = drifted.flatMap((found) => storeEntriesFor(found.data).map((entry) => ({ folder, ...entry })));
@@ -324,7 +380,7 @@ function quickFixesFor(
           title: `Pin "${data.tool}" at ${data.live}`,
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
-          edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live, editOptions), entries, options),
+          ...storeCommandOf(document, [data], options), edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live, editOptions), entries, options),
         },
       ];
     }
@@ -417,6 +473,7 @@ function driftFixes(document: TextDocument, diagnostic: Diagnostic, data: DriftD
       ...(security ? {} : { isPreferred: true }),
       // Where the pin is written: here, or in the module it is imported from.
       edit: placed ? buildWorkspaceEdit(document, placed.local, entries, options, placed.elsewhere) : buildWorkspaceEdit(document, [replacePinEdit(spanOf(document, diagnostic), data.live, document.getText())], entries, options),
+      ...storeCommandOf(document, [data], options),
     },
   ];
 }
@@ -474,6 +531,7 @@ function renameActions(
       kind: CodeActionKind.QuickFix,
       diagnostics: [diagnostic],
       edit: buildWorkspaceEdit(document, edits, entries, options),
+      ...storeCommandOf(document, [rename], options),
     },
   ];
 }

@@ -10,6 +10,7 @@
  * (jsonc-parser's `modify` is used only to add a `toolsSnapshot` where there is no object for it).
  */
 import { createScanner, type EditResult, getNodePath, type JSONPath, modify, SyntaxKind } from 'jsonc-parser';
+import type { StepModel } from './blueprint';
 import type { ConnectorInstanceModel } from './connector';
 import { entryPath, fullDefinitionPath, PIN_STORE_FOLDER } from '../pins/storeLayout';
 import { getProperty, type JsonNode } from '../json/jsonDocument';
@@ -157,6 +158,75 @@ export function setSnapshotEntryEdits(text: string, instance: ConnectorInstanceM
   if (isSource(instance, options) && (config?.type !== 'object' || getProperty(config, 'toolsSnapshot'))) return [];
   if (config?.type === 'object') return appendMemberEdits(text, config, `${keyText('toolsSnapshot', style)}: { ${member} }`);
   return toEdits(modify(text, [...instancePath(instance), 'providerConfig', 'toolsSnapshot', tool], pin, { formattingOptions: detectIndentation(text) }));
+}
+
+/**
+ * Adds a `toolsSnapshot` with several entries to a connector instance that has none (first pins),
+ * one entry per line when the instance's `providerConfig` members are one per line (indented one
+ * level deeper, in the document's own indentation), else inline. Empty when the instance already
+ * has a `toolsSnapshot`, its `providerConfig` is not a literal object, or there is no entry: the
+ * caller then adds the entries one at a time with {@link setSnapshotEntryEdits}.
+ */
+export function addSnapshotEdits(text: string, instance: ConnectorInstanceModel, entries: ReadonlyArray<{ readonly tool: string; readonly pin: string }>, options?: EditOptions): TextEdit[] {
+  const config = getProperty(instance.node, 'providerConfig')?.valueNode;
+  if (entries.length === 0 || config?.type !== 'object' || getProperty(config, 'toolsSnapshot')) return [];
+  const style = styleOf(text, instance, options);
+  const members = entries.map((entry) => `${keyText(entry.tool, style)}: ${stringLiteral(entry.pin, style.quote)}`);
+  const key = keyText('toolsSnapshot', style);
+  const last = config.children?.[config.children.length - 1];
+  const line = last ? lineStartOf(text, last.offset) : undefined;
+  if (!last || !line?.blankBefore) return appendMemberEdits(text, config, `${key}: { ${members.join(', ')} }`);
+  const indent = text.slice(line.start, last.offset);
+  const { insertSpaces, tabSize } = detectIndentation(text);
+  const inner = indent + (insertSpaces ? ' '.repeat(tabSize) : '\t');
+  const newline = text.includes('\r\n') ? '\r\n' : '\n';
+  return appendMemberEdits(text, config, `${key}: {${newline}${members.map((member) => `${inner}${member}`).join(`,${newline}`)}${newline}${indent}}`);
+}
+
+/**
+ * Adds `expectedSchemaHash: pin` to a step that has none (a first pin, TP206): into the step's
+ * `input` object (a blueprint file) or the `mcpInvoke$` call's options object (a source file),
+ * right after its `server` member, else after its `toolName` member, on a line of its own when
+ * the members are one per line, keeping every comment; a source file's quotes and key style are
+ * followed. No edit when the step already has the key or its object cannot be found.
+ */
+export function addSchemaPinEdits(text: string, step: StepModel, pin: string): TextEdit[] {
+  // A source step's node is the call's options (it holds toolName itself); a blueprint step's holds `input`.
+  const source = getProperty(step.node, 'toolName') !== undefined;
+  const input = source ? step.node : getProperty(step.node, 'input')?.valueNode;
+  if (input?.type !== 'object' || getProperty(input, 'expectedSchemaHash')) return [];
+  const toolName = getProperty(input, 'toolName');
+  const anchor = getProperty(input, 'server') ?? toolName;
+  let style = JSON_STYLE;
+  if (source) {
+    const quote = toolName?.valueNode ? text[toolName.valueNode.offset] : undefined;
+    const keyQuote = toolName ? text[toolName.keyNode.offset] : undefined;
+    style = { quote: quote !== undefined && QUOTE_CHARACTERS.has(quote) ? quote : "'", bareKeys: keyQuote === undefined || !QUOTE_CHARACTERS.has(keyQuote) };
+  }
+  const member = `${keyText('expectedSchemaHash', style)}: ${stringLiteral(pin, style.quote)}`;
+  const properties = input.children ?? [];
+  const after = anchor ? properties.indexOf(anchor.propertyNode) : -1;
+  if (after < 0 || after === properties.length - 1) return appendMemberEdits(text, input, member);
+  return insertMemberAfterEdits(text, properties[after]!, member);
+}
+
+/**
+ * Inserts a member after `property`, which is not the last of its object (so a comma follows it):
+ * on a line of its own with the property's indentation when the property starts its line and only
+ * a comment or nothing follows its comma, else inline after the comma.
+ */
+function insertMemberAfterEdits(text: string, property: JsonNode, member: string): TextEdit[] {
+  const end = property.offset + property.length;
+  const comma = nextToken(text, end);
+  if (comma.kind !== SyntaxKind.CommaToken) return [];
+  const commaEnd = comma.offset + 1;
+  const { start, blankBefore } = lineStartOf(text, property.offset);
+  const rest = text.slice(commaEnd, lineEndOf(text, commaEnd));
+  if (blankBefore && /^[ \t]*(\/\/.*)?$/.test(rest)) {
+    const newline = text.includes('\r\n') ? '\r\n' : '\n';
+    return [{ offset: commaEnd + rest.length, length: 0, content: `${newline}${text.slice(start, property.offset)}${member},` }];
+  }
+  return [{ offset: commaEnd, length: 0, content: ` ${member},` }];
 }
 
 /**

@@ -146,7 +146,7 @@ function unavailableText(listing: Extract<ServerListing, { status: 'unavailable'
   return `${listing.message}${age}`;
 }
 
-type Lookup =
+export type Lookup =
   | { found: ListedTool[]; listing: CollectedListing }
   | { notFound: true; listing: CollectedListing }
   | { unavailable: Extract<ServerListing, { status: 'unavailable' }> }
@@ -154,7 +154,7 @@ type Lookup =
 
 const PENDING_REASON = 'waiting for the server\'s first listing';
 
-function lookUp(listing: ServerListing, tool: string): Lookup {
+export function lookUp(listing: ServerListing, tool: string): Lookup {
   if (listing.status === 'pending') return { pending: true };
   if (listing.status === 'unavailable') return { unavailable: listing };
   const found = toolsByName(listing.listing).get(tool);
@@ -183,13 +183,13 @@ function toolsByName(listing: CollectedListing): ReadonlyMap<string, ListedTool[
 }
 
 /** Why "not in this listing" does not prove "not served", or undefined when it does. */
-function notFoundIsUncertain(listing: CollectedListing): string | undefined {
+export function notFoundIsUncertain(listing: CollectedListing): string | undefined {
   if (listing.incomplete) return `the listing is incomplete (${listing.incomplete.message})`;
   if (listing.malformedEntries.length > 0) return `the listing has ${listing.malformedEntries.length} malformed entr${listing.malformedEntries.length === 1 ? 'y' : 'ies'} (${listing.malformedEntries[0]})`;
   return undefined;
 }
 
-type LivePin = { pin: string; content: string; tool: ListedTool } | { cannot: string };
+export type LivePin = { pin: string; content: string; tool: ListedTool } | { cannot: string };
 
 // Listed tools are immutable once collected, so their pins are computed once per tool.
 const schemaPins = new WeakMap<ListedTool, { pin: string; content: string }>();
@@ -205,7 +205,7 @@ function cachedSchemaPin(tool: ListedTool): { pin: string; content: string } {
   return cached;
 }
 
-function liveSchemaPin(tools: ListedTool[]): LivePin {
+export function liveSchemaPin(tools: ListedTool[]): LivePin {
   // The pin of the first tool, and whether another tool of the name has a different one (a Set
   // per verified step was most of what this allocated, for a name nearly always served once).
   let first: string | undefined;
@@ -634,7 +634,7 @@ function selectionProblems(instance: ConnectorInstanceModel, listing: CollectedL
 }
 
 /** The full-definition entry content of a live tool, for the payloads that write store entries. */
-function liveDefinitionOf(tool: ListedTool): { liveDefinition?: string } {
+export function liveDefinitionOf(tool: ListedTool): { liveDefinition?: string } {
   const content = fullDefinitionContent(tool.raw);
   return content === undefined ? {} : { liveDefinition: content };
 }
