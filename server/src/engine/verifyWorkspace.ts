@@ -26,7 +26,7 @@ export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegis
   const connector = connectorOf(document);
   const results = [
     ...(blueprint ? [verifyBlueprint(blueprint, context)] : []),
-    ...(connector ? [verifyConnector(document.path, connector, registry.definitions, context)] : []),
+    ...(connector ? [verifyConnector(document.path, connector, registry.definedIn(document.path), context)] : []),
     ...(document.model.kind === 'source' && document.model.unreadPins.length > 0 ? [unreadPinsResult(document.model.unreadPins)] : []),
     ...(document.model.kind === 'source' && document.model.computedPins.length > 0 ? [computedPinsResult(document.model.computedPins)] : []),
   ];
@@ -65,8 +65,8 @@ export function definitionsNeeded(documents: readonly AnalyzedDocument[], regist
       }
     }
     if (connectorOf(document)) {
-      for (const definition of registry.definitions) {
-        if (definition.origin.kind === 'connector' && definition.origin.file === document.path) needed.add(definition);
+      for (const definition of registry.definedIn(document.path)) {
+        if (definition.origin.kind === 'connector') needed.add(definition);
       }
     }
   }

@@ -11,7 +11,8 @@
  * Every publication also records the pin counts it was computed from (`published()`), and
  * `onDidPublish` listeners hear of it: status displays and code lenses follow the diagnostics the
  * editor shows, not a separate computation that could lag behind them. Editing a connector in an
- * editor re-checks the other documents of its folder, whose servers it may define.
+ * editor so that its servers change re-checks the documents of its folder that use those servers
+ * (the workspace names them through `onDidChange`).
  */
 import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -59,8 +60,6 @@ export function registerDiagnostics(
   /** Pin counts per published URI; a document published with no diagnostics is still counted. */
   const counts = new Map<string, PinCounts>();
   const listeners: Array<(uri: string) => void> = [];
-  /** Open connectors edited since their last check: once checked, their folder is checked again. */
-  const editedConnectors = new Set<string>();
   const announce = (uri: string): void => {
     for (const listener of listeners) listener(uri);
   };
@@ -127,11 +126,6 @@ export function registerDiagnostics(
     counts.set(uri, pins);
     notifySafely(() => connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }));
     announce(uri);
-    // The edited connector's servers serve the blueprints of its folder: their verdicts may change.
-    if (editedConnectors.delete(uri)) {
-      const folder = workspace.folderOf(file);
-      for (const other of workspace.paths()) if (other !== file && workspace.folderOf(other) === folder) schedule(pathToUri(other), 0);
-    }
   };
 
   const publishSafely = (uri: string): void => {
@@ -144,15 +138,9 @@ export function registerDiagnostics(
   };
 
   documents.onDidOpen((event) => publishSafely(event.document.uri));
-  documents.onDidChangeContent((event) => {
-    // A source file counts as a connector when it defined connector instances at its last check.
-    const edited = uriToPath(event.document.uri);
-    const previous = workspace.analysis(edited);
-    if (documentKindOf(edited) === 'connector' || (previous?.kind === 'source' && previous.model.connector.instances.length > 0)) {
-      editedConnectors.add(event.document.uri);
-    }
-    schedule(event.document.uri, settings.current().validate.debounceMs);
-  });
+  // An edited connector whose servers changed has the workspace announce the documents those
+  // servers serve (LiveWorkspace.setOpenDocument), which are then checked again below.
+  documents.onDidChangeContent((event) => schedule(event.document.uri, settings.current().validate.debounceMs));
   documents.onDidClose((event) => {
     pending.get(event.document.uri)?.dispose();
     pending.delete(event.document.uri);
