@@ -27,6 +27,7 @@ import type { ServerListing, VerificationResult } from '../core/verify/verify';
 import type { ParsedPin } from '../core/pins/pins';
 import { ConnectorIndex } from './connectorIndex';
 import type { ListingSource } from './listingSource';
+import type { WalkBudget, WalkCut } from '../io/fileFinder';
 import { PinStoreReader } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
 import { type AnalyzedDocument, definitionsNeeded, listingsFrom, readFolderInputs, verifyDocument } from './verifyWorkspace';
@@ -43,10 +44,19 @@ export const STALE_CHECK_MS = 15_000;
 /** The file access the live workspace needs, injected (the language server gives Node's fs). */
 export interface WorkspaceFileSystem {
   readFile(file: string): Promise<string | undefined>;
-  /** Toolpin documents under a folder (never inside node_modules or .git), at most `limit`. */
-  findDocuments(folder: string, limit: number, names?: SourceNames): Promise<string[]>;
+  /**
+   * Toolpin documents under a folder (never inside node_modules or .git), at most `limit`; with a
+   * `walk`, the search stops when its budget is spent and says so through `walk.onCut`.
+   */
+  findDocuments(folder: string, limit: number, names?: SourceNames, walk?: ScanWalk): Promise<string[]>;
   /** The file names in a folder, or undefined when it does not exist. */
   listFolder?(folder: string): Promise<string[] | undefined>;
+}
+
+/** The bound of one workspace folder's search, and who hears that it was reached. */
+export interface ScanWalk {
+  readonly budget: WalkBudget;
+  readonly onCut: (cut: WalkCut) => void;
 }
 
 export interface LiveWorkspaceOptions {
@@ -208,8 +218,11 @@ export class LiveWorkspace {
     return this.scanning !== undefined;
   }
 
-  /** Sets the workspace folders and scans them for documents (up to `limit` files in all). */
-  async setFolders(folders: readonly string[], limit: number): Promise<void> {
+  /**
+   * Sets the workspace folders and scans them for documents (up to `limit` files in all; each
+   * folder's search within `walk`'s budget when given, told to `walk.onCut` with the folder).
+   */
+  async setFolders(folders: readonly string[], limit: number, walk?: { readonly budget: WalkBudget; readonly onCut: (folder: string, cut: WalkCut) => void }): Promise<void> {
     this.folders = [...folders];
     this.registries.clear();
     this.reindexConnectors();
@@ -219,7 +232,8 @@ export class LiveWorkspace {
       let remaining = limit;
       for (const folder of this.folders) {
         if (remaining <= 0) break;
-        const found = await this.options.fileSystem.findDocuments(folder, remaining, this.namesOf(folder));
+        const bound = walk ? { budget: walk.budget, onCut: (cut: WalkCut) => walk.onCut(folder, cut) } : undefined;
+        const found = await this.options.fileSystem.findDocuments(folder, remaining, this.namesOf(folder), bound);
         remaining -= found.length;
         for (const file of found) if (!this.documents.has(file)) await this.loadFromDisk(file);
       }
