@@ -137,6 +137,47 @@ function differences(raw, parsed, path = '') {
   return [`${path} (changed by the SDK)`];
 }
 
+/**
+ * Every page of tools/list, as served: the raw results the transport captured (`rawResults`, by
+ * request id), with a note for each difference the SDK's strict parse made.
+ */
+async function listAllPages(client, rawResults, notes) {
+  const tools = [];
+  const seenCursors = new Set();
+  let cursor;
+  let pages = 0;
+  do {
+    if (++pages > MAX_PAGES) throw new Error(`more than ${MAX_PAGES} pages of tools`);
+    const before = new Set(rawResults.keys());
+    const params = cursor === undefined ? {} : { cursor };
+    let parsed;
+    try {
+      parsed = await client.listTools(params, { timeout: REQUEST_TIMEOUT_MS });
+    } catch (error) {
+      // The raw result (if any) was captured before the SDK rejected it.
+      notes.push(`the SDK's strict validation rejected page ${pages}: ${error.message.split('\n')[0]}`);
+    }
+    const newIds = [...rawResults.keys()].filter((id) => !before.has(id));
+    if (newIds.length !== 1) throw new Error(`expected one raw tools/list result, captured ${newIds.length}`);
+    const raw = rawResults.get(newIds[0]);
+    if (!Array.isArray(raw.tools)) throw new Error('tools/list result has no tools array');
+    if (parsed) {
+      for (let index = 0; index < raw.tools.length; index++) {
+        for (const diff of differences(raw.tools[index], parsed.tools[index])) {
+          notes.push(`tool ${JSON.stringify(raw.tools[index]?.name)}: ${diff}`);
+        }
+      }
+    }
+    tools.push(...raw.tools);
+    cursor = raw.nextCursor;
+    if (cursor !== undefined) {
+      if (seenCursors.has(cursor)) throw new Error(`server repeated nextCursor ${JSON.stringify(cursor)}`);
+      seenCursors.add(cursor);
+    }
+  } while (cursor !== undefined);
+  return { tools, pages };
+}
+
 async function record(config, scratch, installDir) {
   const { entry, spec } = binEntry(config.packageName, installDir);
   const transport = new StdioClientTransport({
@@ -185,42 +226,7 @@ async function record(config, scratch, installDir) {
     await client.connect(transport);
     const serverInfo = client.getServerVersion();
 
-    const listAll = async () => {
-      const tools = [];
-      const seenCursors = new Set();
-      let cursor;
-      let pages = 0;
-      do {
-        if (++pages > MAX_PAGES) throw new Error(`more than ${MAX_PAGES} pages of tools`);
-        const before = new Set(rawResults.keys());
-        const params = cursor === undefined ? {} : { cursor };
-        let parsed;
-        try {
-          parsed = await client.listTools(params, { timeout: REQUEST_TIMEOUT_MS });
-        } catch (error) {
-          // The raw result (if any) was captured before the SDK rejected it.
-          notes.push(`the SDK's strict validation rejected page ${pages}: ${error.message.split('\n')[0]}`);
-        }
-        const newIds = [...rawResults.keys()].filter((id) => !before.has(id));
-        if (newIds.length !== 1) throw new Error(`expected one raw tools/list result, captured ${newIds.length}`);
-        const raw = rawResults.get(newIds[0]);
-        if (!Array.isArray(raw.tools)) throw new Error('tools/list result has no tools array');
-        if (parsed) {
-          for (let index = 0; index < raw.tools.length; index++) {
-            for (const diff of differences(raw.tools[index], parsed.tools[index])) {
-              notes.push(`tool ${JSON.stringify(raw.tools[index]?.name)}: ${diff}`);
-            }
-          }
-        }
-        tools.push(...raw.tools);
-        cursor = raw.nextCursor;
-        if (cursor !== undefined) {
-          if (seenCursors.has(cursor)) throw new Error(`server repeated nextCursor ${JSON.stringify(cursor)}`);
-          seenCursors.add(cursor);
-        }
-      } while (cursor !== undefined);
-      return { tools, pages };
-    };
+    const listAll = () => listAllPages(client, rawResults, notes);
 
     // A server may register tools right after initialization and announce it with
     // notifications/tools/list_changed; list again until a listing is followed by a quiet period.

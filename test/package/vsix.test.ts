@@ -37,14 +37,14 @@ function file(name: string): JSZip.JSZipObject {
 
 /** Where a link relative to the README (which sits in extension/) lands inside the package, or undefined if it leaves it. */
 function inPackage(link: string): string | undefined {
-  const target = path.posix.normalize(path.posix.join('extension', decodeURIComponent(link.split('#')[0])));
+  const target = path.posix.normalize(path.posix.join('extension', decodeURIComponent(link.replace(/#.*$/s, ''))));
   return target.startsWith('extension/') ? target : undefined;
 }
 
 /** The image targets of Markdown `![alt](target "title")` and HTML `<img src="target">`. */
 function imageLinks(markdown: string): string[] {
-  const markdownImages = [...markdown.matchAll(/!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]);
-  const htmlImages = [...markdown.matchAll(/<img\b[^>]*\bsrc=["']([^"']+)["']/gi)].map((match) => match[1]);
+  const markdownImages = [...markdown.matchAll(/!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].flatMap((match) => match[1] ?? []);
+  const htmlImages = [...markdown.matchAll(/<img\b[^>]*\bsrc=["']([^"']+)["']/gi)].flatMap((match) => match[1] ?? []);
   return [...markdownImages, ...htmlImages];
 }
 
@@ -85,7 +85,7 @@ test('every image of the packaged README is a PNG inside the package, linked rel
 
 test('the README\'s links into docs/ resolve inside the package', async () => {
   const packaged = await file(Object.keys(zip.files).find((name) => /^extension\/readme\.md$/i.test(name))!).async('string');
-  const links = [...packaged.matchAll(/(?<!!)\[[^\]]*\]\(\s*(docs\/[^)\s]+)\s*\)/g)].map((match) => match[1]);
+  const links = [...packaged.matchAll(/(?<!!)\[[^\]]*\]\(\s*(docs\/[^)\s]+)\s*\)/g)].flatMap((match) => match[1] ?? []);
   assert.ok(links.length > 0, 'the README links no page under docs/');
   for (const link of links) file(inPackage(link)!);
 });

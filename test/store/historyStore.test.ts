@@ -287,9 +287,9 @@ describe('history ingest', () => {
       assert.match(rerun.stdout, /big\.events\.jsonl: 0 lines read/);
       await assertSameAnswer(folder, store, { offline: true });
       await withClient(store, async (client) => {
-        const [{ rows, distinct }] = (await query(client, 'SELECT count(*)::int AS rows, count(DISTINCT (execution_id, seq))::int AS distinct FROM toolpin_dispatch')) as Array<{ rows: number; distinct: number }>;
+        const [{ rows, distinct }] = (await query(client, 'SELECT count(*)::int AS rows, count(DISTINCT (execution_id, seq))::int AS distinct FROM toolpin_dispatch')) as [{ rows: number; distinct: number }];
         assert.equal(rows, distinct);
-        const [{ total }] = (await query(client, 'SELECT sum(count)::int AS total FROM toolpin_key')) as Array<{ total: number }>;
+        const [{ total }] = (await query(client, 'SELECT sum(count)::int AS total FROM toolpin_key')) as [{ total: number }];
         assert.equal(total, rows);
       });
     } finally {
@@ -339,10 +339,10 @@ describe('history prune and store failures', () => {
       const pruned = await run(folder, { logs: ['prune'], store, before: new Date(cut).toISOString() });
       assert.equal(pruned.status, 0, pruned.stderr);
       await withClient(store, async (client) => {
-        const [{ before: older, rows }] = (await query(client, 'SELECT count(*) FILTER (WHERE at_ms < $1)::int AS before, count(*)::int AS rows FROM toolpin_dispatch', [cut])) as Array<{ before: number; rows: number }>;
+        const [{ before: older, rows }] = (await query(client, 'SELECT count(*) FILTER (WHERE at_ms < $1)::int AS before, count(*)::int AS rows FROM toolpin_dispatch', [cut])) as [{ before: number; rows: number }];
         assert.equal(older, 0);
         assert.ok(rows > 0);
-        const [{ total }] = (await query(client, 'SELECT sum(count)::int AS total FROM toolpin_key')) as Array<{ total: number }>;
+        const [{ total }] = (await query(client, 'SELECT sum(count)::int AS total FROM toolpin_key')) as [{ total: number }];
         assert.equal(total, rows);
       });
       assert.equal((await run(folder, { logs: ['prune'], store, before: 'yesterday' })).status, 2);

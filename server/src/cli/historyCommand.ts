@@ -208,7 +208,6 @@ async function historyReportCommand(io: CliIo, args: HistoryArgs, store: StoreAn
   const pins = schemaPinsOf(blueprints);
 
   // 3. The live hashes of the servers the selected executions name.
-  const env = args.env ?? process.env;
   const query = {
     ...(args.tool !== undefined ? { tool: args.tool } : {}),
     ...(args.hash !== undefined ? { hash: normalizeHashQuery(args.hash) } : {}),
@@ -218,52 +217,11 @@ async function historyReportCommand(io: CliIo, args: HistoryArgs, store: StoreAn
   const selectedKeys = selectHistory(model, { ...query, staleOnly: false }, { pins, live: new Map() });
   if (selectedKeys.length === 0 && (args.tool !== undefined || args.hash !== undefined)) {
     // A filter that selects nothing is most often a typo: say so, and do not pass (exit 2).
-    const keys = model.keys();
-    const tools = [...new Set(keys.map((key) => key.tool))].sort();
-    const filter = [args.tool !== undefined ? `called tool "${args.tool}"` : '', args.hash !== undefined ? `ran at schema hash ${normalizeHashQuery(args.hash)}` : ''].filter(Boolean).join(' and ');
-    const known =
-      keys.length === 0
-        ? `the logs hold no executions (${plural(files.length, 'log')} read)`
-        : args.tool !== undefined && !tools.includes(args.tool)
-          ? `tools in the logs: ${tools.join(', ')}`
-          : `hashes of ${args.tool ?? 'the tools'} in the logs: ${[...new Set(keys.filter((key) => args.tool === undefined || key.tool === args.tool).map((key) => key.schemaHash))].sort().join(', ')}`;
-    io.stderr(`toolpin history: no execution ${filter}; ${known}\n`);
+    io.stderr(`toolpin history: ${emptySelectionMessage(model, args, files.length)}\n`);
     couldNotRead = true;
   }
   const serverNames = [...new Set(selectedKeys.map((key) => key.summary.server))];
-  const unconfigured: string[] = [];
-  const live = new Map<string, LiveServer>();
-  if (args.offline) {
-    for (const name of serverNames) live.set(name, { state: 'unavailable', reason: 'offline (--offline): no server was contacted' });
-  } else if (serverNames.length > 0) {
-    // The documents read are the whole folder's: no second walk for its connectors.
-    const registry = await registryOfFolder(workspaceFolder, documents, { readIfPresent: (file) => readIfPresent(io, file) }, { env, userHome: os.homedir() }, { scanFolder: false });
-    const needed = new Map<string, ServerDefinition>();
-    for (const name of serverNames) {
-      const definition = registry.get(name);
-      if (definition) needed.set(name, definition);
-      else {
-        const known = registry.names();
-        unconfigured.push(name);
-        live.set(name, {
-          state: 'unavailable',
-          reason: `no server named "${name}" is configured for ${workspaceName} (${known.length > 0 ? `known: ${known.join(', ')}` : 'it configures none'})`,
-        });
-      }
-    }
-    const { decide } = await cliTrust(workspaceFolder, args.trust, env, io);
-    const inventory = createCliInventory(args, env, decide);
-    try {
-      await ensureListings(inventory, [...needed.values()]);
-    } finally {
-      await inventory.dispose();
-    }
-    for (const [name, definition] of needed) {
-      const listing = inventory.listing(definition);
-      if (listing?.status === 'listed') live.set(name, liveServerFromListing(listing.listing));
-      else live.set(name, { state: 'unavailable', reason: listing?.status === 'unavailable' ? listing.message : 'the server was not listed' });
-    }
-  }
+  const { live, unconfigured } = await liveHashes(io, args, { folder: workspaceFolder, name: workspaceName, documents }, serverNames);
 
   // 4. Executions beyond the K in memory, re-read from the logs when the query lists them.
   const all = new Map<string, Execution[]>();
@@ -294,16 +252,84 @@ async function historyReportCommand(io: CliIo, args: HistoryArgs, store: StoreAn
     io.stdout(renderText(report, args.offline === true));
     io.stderr(renderLineProblems(report));
   }
-  if (args.format === 'text' && unconfigured.length > 0 && report.summary.unknownExecutions > 0) {
-    // Why the live status is unknown, with where it looked: the servers come from the workspace's
-    // connectors, .vscode/mcp.json and .mcp.json, so running outside it finds none of them.
-    io.stderr(
-      `toolpin history: the live status of ${plural(unconfigured.length, 'server')} is unknown: ${unconfigured.map((name) => `"${name}"`).join(', ')} ` +
-        `${unconfigured.length === 1 ? 'is' : 'are'} not configured for ${workspaceName} ` +
-        `(its connector files, .vscode/mcp.json and .mcp.json${args.workspace === undefined ? '; the workspace is the current folder unless --workspace DIR names it' : ''})\n`,
-    );
-  }
+  if (args.format === 'text' && unconfigured.length > 0 && report.summary.unknownExecutions > 0) io.stderr(unconfiguredNote(unconfigured, workspaceName, args));
   return status;
+}
+
+/** Why a --tool or --hash filter selected nothing, with what the logs do hold. */
+function emptySelectionMessage(model: HistoryView, args: HistoryArgs, logCount: number): string {
+  const keys = model.keys();
+  const tools = [...new Set(keys.map((key) => key.tool))].sort();
+  const filter = [args.tool !== undefined ? `called tool "${args.tool}"` : '', args.hash !== undefined ? `ran at schema hash ${normalizeHashQuery(args.hash)}` : ''].filter(Boolean).join(' and ');
+  const known =
+    keys.length === 0
+      ? `the logs hold no executions (${plural(logCount, 'log')} read)`
+      : args.tool !== undefined && !tools.includes(args.tool)
+        ? `tools in the logs: ${tools.join(', ')}`
+        : `hashes of ${args.tool ?? 'the tools'} in the logs: ${[...new Set(keys.filter((key) => args.tool === undefined || key.tool === args.tool).map((key) => key.schemaHash))].sort().join(', ')}`;
+  return `no execution ${filter}; ${known}`;
+}
+
+/** The workspace a history run reads its pins and servers from. */
+interface HistoryWorkspace {
+  readonly folder: string;
+  /** How messages name it: `the workspace (the current folder)` or `the workspace <path>`. */
+  readonly name: string;
+  readonly documents: Awaited<ReturnType<typeof readDocuments>>['documents'];
+}
+
+/**
+ * The live schema hashes of the named servers (listed unless --offline), and the names no connector
+ * or mcp.json of the workspace configures (their status is unknown, with the reason).
+ */
+async function liveHashes(io: CliIo, args: HistoryArgs, workspace: HistoryWorkspace, serverNames: readonly string[]): Promise<{ live: Map<string, LiveServer>; unconfigured: string[] }> {
+  const env = args.env ?? process.env;
+  const unconfigured: string[] = [];
+  const live = new Map<string, LiveServer>();
+  if (args.offline) {
+    for (const name of serverNames) live.set(name, { state: 'unavailable', reason: 'offline (--offline): no server was contacted' });
+  } else if (serverNames.length > 0) {
+    // The documents read are the whole folder's: no second walk for its connectors.
+    const registry = await registryOfFolder(workspace.folder, workspace.documents, { readIfPresent: (file) => readIfPresent(io, file) }, { env, userHome: os.homedir() }, { scanFolder: false });
+    const needed = new Map<string, ServerDefinition>();
+    for (const name of serverNames) {
+      const definition = registry.get(name);
+      if (definition) needed.set(name, definition);
+      else {
+        const known = registry.names();
+        unconfigured.push(name);
+        live.set(name, {
+          state: 'unavailable',
+          reason: `no server named "${name}" is configured for ${workspace.name} (${known.length > 0 ? `known: ${known.join(', ')}` : 'it configures none'})`,
+        });
+      }
+    }
+    const { decide } = await cliTrust(workspace.folder, args.trust, env, io);
+    const inventory = createCliInventory(args, env, decide);
+    try {
+      await ensureListings(inventory, [...needed.values()]);
+    } finally {
+      await inventory.dispose();
+    }
+    for (const [name, definition] of needed) {
+      const listing = inventory.listing(definition);
+      if (listing?.status === 'listed') live.set(name, liveServerFromListing(listing.listing));
+      else live.set(name, { state: 'unavailable', reason: listing?.status === 'unavailable' ? listing.message : 'the server was not listed' });
+    }
+  }
+  return { live, unconfigured };
+}
+
+/**
+ * Why the live status is unknown, with where it looked: the servers come from the workspace's
+ * connectors, .vscode/mcp.json and .mcp.json, so running outside it finds none of them.
+ */
+function unconfiguredNote(unconfigured: readonly string[], workspaceName: string, args: HistoryArgs): string {
+  return (
+    `toolpin history: the live status of ${plural(unconfigured.length, 'server')} is unknown: ${unconfigured.map((name) => `"${name}"`).join(', ')} ` +
+    `${unconfigured.length === 1 ? 'is' : 'are'} not configured for ${workspaceName} ` +
+    `(its connector files, .vscode/mcp.json and .mcp.json${args.workspace === undefined ? '; the workspace is the current folder unless --workspace DIR names it' : ''})\n`
+  );
 }
 
 function statusLabel(hash: HistoryReport['servers'][number]['tools'][number]['hashes'][number]): string {

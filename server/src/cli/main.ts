@@ -309,6 +309,32 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(USAGE);
     return 2;
   }
+  const topLevel = runTopLevel(first, afterCommand, io);
+  if (topLevel !== undefined) return topLevel;
+  const command = first;
+  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!spec) {
+    const meant = closestName(command, Object.keys(COMMANDS));
+    io.stderr(`toolpin: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
+    return 2;
+  }
+  const args = parseCommandArgs(command, spec, afterCommand, io);
+  if (args === undefined) return 2;
+  if (args.flag('help')) {
+    io.stdout(commandHelp(command));
+    return 0;
+  }
+  const workspace = args.text('workspace');
+  if (workspace !== undefined && !(await commands().checkWorkspaceFolder(io, command, workspace))) return 2;
+  // A run reads one workspace: its .toolpin/sources.jsonc names the modules that re-export the pin calls.
+  const folder = command === 'trust' ? args.rest[0] : workspace;
+  if (['check', 'pin', 'history', 'trust'].includes(command) && !(await commands().useWorkspaceSourceNames((line) => io.stderr(line), command, io.cwd, folder))) return 2;
+  const run = Object.hasOwn(RUNNERS, command) ? RUNNERS[command] : undefined;
+  return run ? run(args, io) : 2; // every name in COMMANDS has a runner
+}
+
+/** `--version`, `--help`, `help [command]` and an option where the command belongs; undefined for a command. */
+function runTopLevel(first: string, afterCommand: readonly string[], io: CliIo): number | undefined {
   if (first === '-v' || first === '--version') {
     io.stdout(`${TOOLPIN_VERSION}\n`);
     return 0;
@@ -331,14 +357,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`toolpin: the command comes first (toolpin <command> ${first} …)\n${TOP_USAGE}`);
     return 2;
   }
-  const command = first;
-  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (!spec) {
-    const meant = closestName(command, Object.keys(COMMANDS));
-    io.stderr(`toolpin: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n${TOP_USAGE}`);
-    return 2;
-  }
+  return undefined;
+}
 
+/** A command's options and arguments as parsed, read by name. */
+interface CommandArgs {
+  readonly command: string;
+  readonly rest: readonly string[];
+  /** An option read as text (declared `type: 'string'`, so parseArgs gives a string or nothing). */
+  text(name: string): string | undefined;
+  flag(name: string): boolean;
+  /** `{ [field]: value }` when the option was given, `{}` when not, for a command's optional fields. */
+  given<F extends string>(option: string, field: F): { [P in F]?: string };
+}
+
+/** The command's options parsed strictly; undefined (after a usage message) when they do not parse. */
+function parseCommandArgs(command: string, spec: CommandSpec, afterCommand: string[], io: CliIo): CommandArgs | undefined {
   let values: Readonly<Record<string, unknown>>;
   let rest: string[];
   try {
@@ -348,130 +382,142 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     rest = parsed.positionals;
   } catch (error) {
     io.stderr(`${usageMessage(command, error)}\n${shortUsage(command)}`);
+    return undefined;
+  }
+  return {
+    command,
+    rest,
+    text: (name) => {
+      const value = values[name];
+      return typeof value === 'string' ? value : undefined;
+    },
+    flag: (name) => values[name] === true,
+    given: <F extends string>(option: string, field: F): { [P in F]?: string } => {
+      const value = values[option];
+      const entry: { [P in F]?: string } = {};
+      if (typeof value === 'string') entry[field] = value;
+      return entry;
+    },
+  };
+}
+
+/** How each command runs once its options are parsed. */
+const RUNNERS: Readonly<Record<string, (args: CommandArgs, io: CliIo) => Promise<number>>> = {
+  hash: runHash,
+  check: runCheck,
+  pin: runPin,
+  history: runHistory,
+  trust: async ({ command, rest, flag }, io) => {
+    if (rest.length > 1) {
+      io.stderr(`toolpin trust: give at most one folder\n${shortUsage(command)}`);
+      return 2;
+    }
+    return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke'), yes: flag('yes') });
+  },
+  lsp: runLsp,
+};
+
+async function runHash({ command, rest, text }: CommandArgs, io: CliIo): Promise<number> {
+  const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
+  if (!format) return 2;
+  const source = rest[0];
+  if (rest.length !== 1 || source === undefined) {
+    io.stderr(`toolpin hash: give exactly one file, or - for standard input\n${shortUsage(command)}`);
     return 2;
   }
-  if (values.help) {
-    io.stdout(commandHelp(command));
-    return 0;
+  const profile = text('profile') ?? 'toolpin';
+  if (!isOneOf(HASH_PROFILES, profile)) {
+    io.stderr(`toolpin hash: unknown profile "${profile}"; use ${HASH_PROFILES.join(', ')}\n`);
+    return 2;
   }
-  // Every option read as text is declared `type: 'string'`, so parseArgs gives a string or nothing.
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const flag = (name: string): boolean => values[name] === true;
-  if (text('workspace') !== undefined && !(await commands().checkWorkspaceFolder(io, command, text('workspace')!))) return 2;
-  // A run reads one workspace: its .toolpin/sources.jsonc names the modules that re-export the pin calls.
-  const folder = command === 'trust' ? rest[0] : text('workspace');
-  if (['check', 'pin', 'history', 'trust'].includes(command) && !(await commands().useWorkspaceSourceNames((line) => io.stderr(line), command, io.cwd, folder))) return 2;
+  return hashCommand(io, { source, format, profile });
+}
 
-  switch (command) {
-    case 'hash': {
-      const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
-      if (!format) return 2;
-      if (rest.length !== 1) {
-        io.stderr(`toolpin hash: give exactly one file, or - for standard input\n${shortUsage(command)}`);
-        return 2;
-      }
-      const profile = text('profile') ?? 'toolpin';
-      if (!isOneOf(HASH_PROFILES, profile)) {
-        io.stderr(`toolpin hash: unknown profile "${profile}"; use ${HASH_PROFILES.join(', ')}\n`);
-        return 2;
-      }
-      return hashCommand(io, { source: rest[0]!, format, profile });
-    }
-    case 'check': {
-      const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
-      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
-      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
-      if (startTimeout === false) return 2;
-      const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
-      const failOn = text('fail-on') ?? 'drift';
-      if (!isOneOf(FAIL_ON_LEVELS, failOn)) {
-        io.stderr(`toolpin check: --fail-on takes security, drift or warning, got "${failOn}"\n`);
-        return 2;
-      }
-      if (!format || timeout === false || concurrency === false) return 2;
-      return commands().checkCommand(io, {
-        failOn,
-        paths: rest,
-        ...(text('sarif-file') !== undefined ? { sarifFile: text('sarif-file')! } : {}),
-        format,
-        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
-        offline: flag('offline'),
-        structureOnly: flag('structure-only'),
-        trust: flag('trust'),
-        ...TIMEOUTS(timeout, startTimeout),
-        ...(concurrency !== undefined ? { concurrency } : {}),
-      });
-    }
-    case 'pin': {
-      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
-      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
-      if (startTimeout === false) return 2;
-      if (timeout === false) return 2;
-      return commands().pinCommand(io, {
-        paths: rest,
-        yes: flag('yes'),
-        removeMissing: flag('remove-missing'),
-        trust: flag('trust'),
-        ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
-        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
-        ...TIMEOUTS(timeout, startTimeout),
-        ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
-      });
-    }
-    case 'history': {
-      const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
-      const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
-      const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
-      if (startTimeout === false) return 2;
-      const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
-      const limit = text('limit') === 'all' ? null : parsePositiveInteger(command, text('limit'), 'limit', io);
-      if (!format || timeout === false || concurrency === false || limit === false) return 2;
-      return commands().historyCommand(io, {
-        logs: rest,
-        format,
-        ...(text('tool') !== undefined ? { tool: text('tool')! } : {}),
-        ...(text('hash') !== undefined ? { hash: text('hash')! } : {}),
-        stale: flag('stale'),
-        ...(limit !== undefined ? { limit } : {}),
-        ...(text('workspace') !== undefined ? { workspace: text('workspace')! } : {}),
-        offline: flag('offline'),
-        trust: flag('trust'),
-        ...TIMEOUTS(timeout, startTimeout),
-        ...(concurrency !== undefined ? { concurrency } : {}),
-        ...(text('store') !== undefined ? { store: text('store')! } : {}),
-        ...(text('before') !== undefined ? { before: text('before')! } : {}),
-      });
-    }
-    case 'trust':
-      if (rest.length > 1) {
-        io.stderr(`toolpin trust: give at most one folder\n${shortUsage(command)}`);
-        return 2;
-      }
-      return commands().trustCommand(io, { folder: rest[0], list: flag('list'), revoke: flag('revoke'), yes: flag('yes') });
-    case 'lsp': {
-      const ipc = flag('node-ipc');
-      if (ipc === flag('stdio')) {
-        io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n${shortUsage(command)}`);
-        return 2;
-      }
-      // vscode-languageserver reads --clientProcessId from the command line itself; it is parsed
-      // here only so that a malformed one is a usage error rather than silently ignored.
-      if (parsePositiveInteger(command, text('clientProcessId'), 'clientProcessId', io) === false) return 2;
-      if (ipc && typeof process.send !== 'function') {
-        io.stderr('toolpin lsp: --node-ipc needs an IPC channel to the parent process (start it with child_process.fork, as VS Code does), or use --stdio\n');
-        return 2;
-      }
-      commands().startLanguageServer(ipc ? 'node-ipc' : 'stdio');
-      return new Promise<number>(() => {
-        // The server runs until the client sends exit; vscode-languageserver ends the process.
-      });
-    }
-    default:
-      return 2; // unreachable: every name in COMMANDS has a case above
+async function runCheck({ command, rest, text, flag, given }: CommandArgs, io: CliIo): Promise<number> {
+  const format = parseFormat(command, text('format'), ['text', 'json', 'sarif', 'markdown'] as const, io);
+  const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+  const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+  if (startTimeout === false) return 2;
+  const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
+  const failOn = text('fail-on') ?? 'drift';
+  if (!isOneOf(FAIL_ON_LEVELS, failOn)) {
+    io.stderr(`toolpin check: --fail-on takes security, drift or warning, got "${failOn}"\n`);
+    return 2;
   }
+  if (!format || timeout === false || concurrency === false) return 2;
+  return commands().checkCommand(io, {
+    failOn,
+    paths: [...rest],
+    ...given('sarif-file', 'sarifFile'),
+    format,
+    ...given('workspace', 'workspace'),
+    offline: flag('offline'),
+    structureOnly: flag('structure-only'),
+    trust: flag('trust'),
+    ...TIMEOUTS(timeout, startTimeout),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+  });
+}
+
+async function runPin({ command, rest, text, flag, given }: CommandArgs, io: CliIo): Promise<number> {
+  const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+  const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+  if (startTimeout === false) return 2;
+  if (timeout === false) return 2;
+  return commands().pinCommand(io, {
+    paths: [...rest],
+    yes: flag('yes'),
+    removeMissing: flag('remove-missing'),
+    trust: flag('trust'),
+    ...given('tool', 'tool'),
+    ...given('workspace', 'workspace'),
+    ...TIMEOUTS(timeout, startTimeout),
+    ...(process.stdin.isTTY && process.stdout.isTTY ? { confirm: askAtTerminal } : {}),
+  });
+}
+
+async function runHistory({ command, rest, text, flag, given }: CommandArgs, io: CliIo): Promise<number> {
+  const format = parseFormat(command, text('format'), ['text', 'json'] as const, io);
+  const timeout = parsePositiveInteger(command, text('timeout'), 'timeout', io);
+  const startTimeout = parsePositiveInteger(command, text('start-timeout'), 'start-timeout', io);
+  if (startTimeout === false) return 2;
+  const concurrency = parsePositiveInteger(command, text('concurrency'), 'concurrency', io);
+  const limit = text('limit') === 'all' ? null : parsePositiveInteger(command, text('limit'), 'limit', io);
+  if (!format || timeout === false || concurrency === false || limit === false) return 2;
+  return commands().historyCommand(io, {
+    logs: [...rest],
+    format,
+    ...given('tool', 'tool'),
+    ...given('hash', 'hash'),
+    stale: flag('stale'),
+    ...(limit !== undefined ? { limit } : {}),
+    ...given('workspace', 'workspace'),
+    offline: flag('offline'),
+    trust: flag('trust'),
+    ...TIMEOUTS(timeout, startTimeout),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...given('store', 'store'),
+    ...given('before', 'before'),
+  });
+}
+
+async function runLsp({ command, text, flag }: CommandArgs, io: CliIo): Promise<number> {
+  const ipc = flag('node-ipc');
+  if (ipc === flag('stdio')) {
+    io.stderr(`toolpin lsp: give exactly one of --stdio and --node-ipc\n${shortUsage(command)}`);
+    return 2;
+  }
+  // vscode-languageserver reads --clientProcessId from the command line itself; it is parsed
+  // here only so that a malformed one is a usage error rather than silently ignored.
+  if (parsePositiveInteger(command, text('clientProcessId'), 'clientProcessId', io) === false) return 2;
+  if (ipc && typeof process.send !== 'function') {
+    io.stderr('toolpin lsp: --node-ipc needs an IPC channel to the parent process (start it with child_process.fork, as VS Code does), or use --stdio\n');
+    return 2;
+  }
+  commands().startLanguageServer(ipc ? 'node-ipc' : 'stdio');
+  return new Promise<number>(() => {
+    // The server runs until the client sends exit; vscode-languageserver ends the process.
+  });
 }
 
 /**

@@ -153,24 +153,7 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
     return unverified > 0 ? 2 : 0;
   }
 
-  for (const repin of repins) {
-    const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
-    const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
-    const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
-    io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
-    io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
-    const change = repin.summary;
-    // "what changed is unknown" is said below, with the store entry that is missing.
-    if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
-    if (repin.security) {
-      io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
-      for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
-    }
-    const pinned = parseAnyPin(repin.pinned);
-    const stored = pinned ? await readIfPresent(io, path.join(verified.workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
-    io.stdout(contentLines(repin, stored));
-    io.stdout('\n');
-  }
+  for (const repin of repins) await showRepin(io, verified.workspaceFolder, repin);
 
   const removable = missing.filter((entry) => entry.kind === 'tool');
   const manual = missing.filter((entry) => entry.kind === 'schema');
@@ -233,6 +216,26 @@ export async function pinCommand(terminalIo: CliIo, args: PinArgs): Promise<numb
   if (outcome.notWritten > 0) io.stdout(`${outcome.notWritten} change(s) not written; run toolpin pin again to see them.\n`);
   if (heldBack.length > 0) io.stdout(`${heldBack.length} security-class re-pin(s) left for review, one tool at a time.\n`);
   return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 || heldBack.length > 0 ? 1 : 0;
+}
+
+/** One re-pin as the run shows it: the line before and after, what changed, security cues, the content. */
+async function showRepin(io: CliIo, workspaceFolder: string, repin: Repin): Promise<void> {
+  const start = new LineIndex(repin.document.text).positionAt(repin.problem.span.offset);
+  const lineText = repin.document.text.split(/\r?\n/)[start.line] ?? '';
+  const updated = applyTextEdits(repin.document.text, [replacePinEdit(repin.problem.span, repin.live, repin.document.text)]).split(/\r?\n/)[start.line] ?? '';
+  io.stdout(`${where(repin.document, repin.problem)}  ${repin.tool} on ${repin.server}\n`);
+  io.stdout(`  - ${lineText.trim()}\n  + ${updated.trim()}\n`);
+  const change = repin.summary;
+  // "what changed is unknown" is said below, with the store entry that is missing.
+  if (change && !change.startsWith('what changed is unknown')) io.stdout(change.startsWith('what changed') ? `  ${change}\n` : `  what changed: ${change}\n`);
+  if (repin.security) {
+    io.stdout(`  SECURITY: the ${repin.security.pinnedKnown ? 'rewritten' : 'live'} text carries cues of tool poisoning; review it before re-pinning:\n`);
+    for (const cue of repin.security.cues) io.stdout(`    - ${cue.label}: "${neutralize(cue.evidence)}"\n`);
+  }
+  const pinned = parseAnyPin(repin.pinned);
+  const stored = pinned ? await readIfPresent(io, path.join(workspaceFolder, '.toolpin', 'store', storeEntryName(pinned))) : undefined;
+  io.stdout(contentLines(repin, stored));
+  io.stdout('\n');
 }
 
 /**

@@ -43,7 +43,7 @@ import {
   storeEntries,
   type TextEdit,
 } from '../core/documents/fixes';
-import { isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/verify/payloads';
+import { type DriftData, isDriftData, isPinnableToolData, isUnknownServerData, isUnservedIncludeData, isUnservedPinData, renameOf, type UnservedPinData } from '../core/verify/payloads';
 import { isParsedPin, parsePin, type PinAlgorithm } from '../core/pins/pins';
 import type { ProblemCode, Span } from '../core/problems';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
@@ -235,37 +235,16 @@ function quickFixesFor(
   securityOffsets: ReadonlySet<number> = new Set(),
 ): CodeAction[] {
   const data: unknown = diagnostic.data;
-  const start = document.offsetAt(diagnostic.range.start);
-  const span: Span = { offset: start, length: document.offsetAt(diagnostic.range.end) - start };
+  const span = spanOf(document, diagnostic);
+  const start = span.offset;
   const fix = (title: string, edits: readonly TextEdit[], preferred = false): CodeAction[] =>
     edits.length === 0 ? [] : [{ title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], ...(preferred ? { isPreferred: true } : {}), edit: buildWorkspaceEdit(document, edits, [], options) }];
   // A TypeScript or JavaScript source gets the same fixes; new literals follow its own quotes and
   // key style (core/documents/fixes.ts).
   const editOptions = { source: documentKindOf(uriToPath(document.uri)) === 'source' };
   switch (diagnostic.code) {
-    case 'TP400': {
-      if (!isDriftData(data)) return [];
-      const entries = storeEntriesFor(data).map((entry) => ({ folder, ...entry }));
-      if (options.canReview) {
-        reviewActions.push({
-          title: `Review and re-pin "${data.tool}"…`,
-          kind: CodeActionKind.QuickFix,
-          diagnostics: [diagnostic],
-          command: { title: 'Review and re-pin', command: 'toolpin.reviewRepin', arguments: [document.uri, diagnostic.range.start] },
-        });
-      }
-      // The title of a security-class re-pin says what it accepts, and it is never the preferred fix.
-      const security = securityOffsets.has(start);
-      return [
-        {
-          title: security ? `Re-pin "${data.tool}" to ${data.live}, accepting its new text that carries cues of tool poisoning (TP407)` : `Re-pin "${data.tool}" to ${data.live}`,
-          kind: CodeActionKind.QuickFix,
-          diagnostics: [diagnostic],
-          ...(security ? {} : { isPreferred: true }),
-          edit: buildWorkspaceEdit(document, [replacePinEdit(span, data.live, document.getText())], entries, options),
-        },
-      ];
-    }
+    case 'TP400':
+      return isDriftData(data) ? driftFixes(document, diagnostic, data, folder, options, reviewActions, securityOffsets.has(start)) : [];
     case 'TP405': {
       if (!isPinnableToolData(data)) return [];
       const instance = instanceAt(workspace, document, start);
@@ -344,6 +323,38 @@ function quickFixesFor(
     default:
       return [];
   }
+}
+
+/**
+ * A drift's fixes (TP400): re-pin to the live value with its store entries, and the review action
+ * where the client can review. The title of a security-class re-pin (`security`) says what it
+ * accepts, and it is never the preferred fix.
+ */
+function driftFixes(document: TextDocument, diagnostic: Diagnostic, data: DriftData, folder: string, options: EditBuilder, reviewActions: CodeAction[], security: boolean): CodeAction[] {
+  const entries = storeEntriesFor(data).map((entry) => ({ folder, ...entry }));
+  if (options.canReview) {
+    reviewActions.push({
+      title: `Review and re-pin "${data.tool}"…`,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [diagnostic],
+      command: { title: 'Review and re-pin', command: 'toolpin.reviewRepin', arguments: [document.uri, diagnostic.range.start] },
+    });
+  }
+  return [
+    {
+      title: security ? `Re-pin "${data.tool}" to ${data.live}, accepting its new text that carries cues of tool poisoning (TP407)` : `Re-pin "${data.tool}" to ${data.live}`,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [diagnostic],
+      ...(security ? {} : { isPreferred: true }),
+      edit: buildWorkspaceEdit(document, [replacePinEdit(spanOf(document, diagnostic), data.live, document.getText())], entries, options),
+    },
+  ];
+}
+
+/** The span of a diagnostic's range in its document. */
+function spanOf(document: TextDocument, diagnostic: Diagnostic): Span {
+  const start = document.offsetAt(diagnostic.range.start);
+  return { offset: start, length: document.offsetAt(diagnostic.range.end) - start };
 }
 
 /**

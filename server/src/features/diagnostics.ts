@@ -64,22 +64,7 @@ export function registerDiagnostics(
     for (const listener of listeners) listener(uri);
   };
 
-  /**
-   * An open policy file (`.toolpin/policy.jsonc`) gets its own problems (TP413: a bad severity, an
-   * unknown code, an expiry that is not a day), from the text being edited. Which policy applies
-   * to the findings is the saved file's (the watcher reports saves).
-   */
-  const publishPolicy = (uri: string): void => {
-    const open = documents.get(uri);
-    if (!open) {
-      if (shown.delete(uri)) notifySafely(() => connection.sendDiagnostics({ uri, diagnostics: [] }));
-      return;
-    }
-    const diagnostics = parsePolicy(open.getText(), Date.now()).problems.map((found) => redactKnownSecretsDeep(problemToDiagnostic(open, found)));
-    if (diagnostics.length > 0) shown.add(uri);
-    else shown.delete(uri);
-    notifySafely(() => connection.sendDiagnostics({ uri, version: open.version, diagnostics }));
-  };
+  const publishPolicy = (uri: string): void => publishPolicyProblems(connection, documents, shown, uri);
 
   const publish = async (uri: string): Promise<void> => {
     pending.delete(uri);
@@ -97,27 +82,9 @@ export function registerDiagnostics(
       return;
     }
     const pins = emptyPinCounts();
-    const diagnostics = await runSafe<Diagnostic[]>(connection.console, `checking ${uri}`, undefined, [], async () => {
-      if (open) workspace.setOpenDocument(file, text!);
-      // validate.enable is resource-scoped: the document's workspace folder decides.
-      if (!(await settings.forFolder(workspace.folderOf(file))).validate.enable) return [];
-      const analysis = workspace.analysis(file);
-      if (!analysis) return [];
-      const verification = await workspace.verification(file);
-      for (const verdict of verification.verdicts) {
-        if (verdict.state === 'verified') pins.verified++;
-        else if (verdict.state === 'drifted') pins.drifted++;
-        else if (verdict.state === 'missing') pins.missing++;
-        else if (verdict.state === 'ambiguous') pins.ambiguous++;
-        else pins.cannotVerify++;
-      }
-      const document = open ?? TextDocument.create(uri, 'jsonc', 0, text!);
-      // At most MAX_PROBLEMS_PER_FILE (+ one TP106) per publication, verification included.
-      return capProblems([...analysis.problems, ...verification.problems])
-        // A server may echo a credential it was given into a tool description or an error: no
-        // published message or data carries one (the store-entry guard refuses redacted content).
-        .map((found) => redactKnownSecretsDeep(problemToDiagnostic(document, found)));
-    });
+    const diagnostics = await runSafe<Diagnostic[]>(connection.console, `checking ${uri}`, undefined, [], () =>
+      checkDocument({ workspace, settings }, { uri, file, open, text }, pins),
+    );
     if (!Array.isArray(diagnostics)) return;
     // The document may have changed while it was checked: publish only for the current version.
     if (open && documents.get(uri)?.version !== version) return;
@@ -137,17 +104,15 @@ export function registerDiagnostics(
     pending.set(uri, runtime.setTimeout(() => publishSafely(uri), delay));
   };
 
-  documents.onDidOpen((event) => publishSafely(event.document.uri));
-  // An edited connector whose servers changed has the workspace announce the documents those
-  // servers serve (LiveWorkspace.setOpenDocument), which are then checked again below.
-  documents.onDidChangeContent((event) => schedule(event.document.uri, settings.current().validate.debounceMs));
-  documents.onDidClose((event) => {
-    pending.get(event.document.uri)?.dispose();
-    pending.delete(event.document.uri);
-    const file = uriToPath(event.document.uri);
-    if (isPolicyFile(file)) return publishPolicy(event.document.uri);
-    if (!documentKindOf(file)) return;
-    void workspace.closeDocument(file).then(() => publishSafely(event.document.uri), (error: unknown) => logSafely(connection.console, `toolpin: closing ${file} failed: ${String(error)}`));
+  listenToDocuments(documents, workspace, settings, {
+    publishSafely,
+    schedule,
+    publishPolicy,
+    forget: (uri) => {
+      pending.get(uri)?.dispose();
+      pending.delete(uri);
+    },
+    closeFailed: (file, error) => logSafely(connection.console, `toolpin: closing ${file} failed: ${String(error)}`),
   });
   workspace.onDidChange((paths) => {
     for (const file of paths) schedule(pathToUri(file), 0);
@@ -164,4 +129,76 @@ export function registerDiagnostics(
       for (const file of paths) schedule(pathToUri(file), 0);
     },
   };
+}
+
+/**
+ * An open policy file (`.toolpin/policy.jsonc`) gets its own problems (TP413: a bad severity, an
+ * unknown code, an expiry that is not a day), from the text being edited. Which policy applies
+ * to the findings is the saved file's (the watcher reports saves).
+ */
+function publishPolicyProblems(connection: Connection, documents: TextDocuments<TextDocument>, shown: Set<string>, uri: string): void {
+  const open = documents.get(uri);
+  if (!open) {
+    if (shown.delete(uri)) notifySafely(() => connection.sendDiagnostics({ uri, diagnostics: [] }));
+    return;
+  }
+  const diagnostics = parsePolicy(open.getText(), Date.now()).problems.map((found) => redactKnownSecretsDeep(problemToDiagnostic(open, found)));
+  if (diagnostics.length > 0) shown.add(uri);
+  else shown.delete(uri);
+  notifySafely(() => connection.sendDiagnostics({ uri, version: open.version, diagnostics }));
+}
+
+/**
+ * One document's problems as diagnostics (analysis and verification, capped, credentials redacted),
+ * tallying its pins into `pins`; none when validation is off for its folder.
+ */
+async function checkDocument(
+  { workspace, settings }: { readonly workspace: LiveWorkspace; readonly settings: SettingsView },
+  { uri, file, open, text }: { readonly uri: string; readonly file: string; readonly open: TextDocument | undefined; readonly text: string | undefined },
+  pins: PinCounts,
+): Promise<Diagnostic[]> {
+  if (open) workspace.setOpenDocument(file, text!);
+  // validate.enable is resource-scoped: the document's workspace folder decides.
+  if (!(await settings.forFolder(workspace.folderOf(file))).validate.enable) return [];
+  const analysis = workspace.analysis(file);
+  if (!analysis) return [];
+  const verification = await workspace.verification(file);
+  for (const verdict of verification.verdicts) {
+    if (verdict.state === 'verified') pins.verified++;
+    else if (verdict.state === 'drifted') pins.drifted++;
+    else if (verdict.state === 'missing') pins.missing++;
+    else if (verdict.state === 'ambiguous') pins.ambiguous++;
+    else pins.cannotVerify++;
+  }
+  const document = open ?? TextDocument.create(uri, 'jsonc', 0, text!);
+  // At most MAX_PROBLEMS_PER_FILE (+ one TP106) per publication, verification included.
+  return capProblems([...analysis.problems, ...verification.problems])
+    // A server may echo a credential it was given into a tool description or an error: no
+    // published message or data carries one (the store-entry guard refuses redacted content).
+    .map((found) => redactKnownSecretsDeep(problemToDiagnostic(document, found)));
+}
+
+/** What the document events do to the feature's state. */
+interface DocumentEventHandlers {
+  publishSafely(uri: string): void;
+  schedule(uri: string, delay: number): void;
+  publishPolicy(uri: string): void;
+  /** A document closed: its pending check is dropped. */
+  forget(uri: string): void;
+  closeFailed(file: string, error: unknown): void;
+}
+
+/** Open, edit and close of documents: a check at once, after the debounce, and on close. */
+function listenToDocuments(documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, settings: SettingsView, handlers: DocumentEventHandlers): void {
+  documents.onDidOpen((event) => handlers.publishSafely(event.document.uri));
+  // An edited connector whose servers changed has the workspace announce the documents those
+  // servers serve (LiveWorkspace.setOpenDocument); they are checked again as every announced one is.
+  documents.onDidChangeContent((event) => handlers.schedule(event.document.uri, settings.current().validate.debounceMs));
+  documents.onDidClose((event) => {
+    handlers.forget(event.document.uri);
+    const file = uriToPath(event.document.uri);
+    if (isPolicyFile(file)) return handlers.publishPolicy(event.document.uri);
+    if (!documentKindOf(file)) return;
+    void workspace.closeDocument(file).then(() => handlers.publishSafely(event.document.uri), (error: unknown) => handlers.closeFailed(file, error));
+  });
 }

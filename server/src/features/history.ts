@@ -132,64 +132,7 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
     }, POLL_MS);
   };
 
-  /** Blueprints of the workspace, for pins and for locating steps. */
-  const blueprints = (): Array<{ model: BlueprintModel; file: string }> =>
-    workspace.paths().flatMap((file) => {
-      const analysis = workspace.analysis(file);
-      const model = analysis ? blueprintOf(analysis) : undefined;
-      return model ? [{ model, file }] : [];
-    });
-
-  /** Live schema hashes of the servers the logs name, from the inventory (asking for missing ones). */
-  const liveSchemas = async (): Promise<Map<string, LiveServer>> => {
-    const live = new Map<string, LiveServer>();
-    const names = new Set(model.keys().map((key) => key.server));
-    const anyFile = workspace.paths()[0] ?? path.join(folders[0] ?? '.', 'workspace.blueprint.json');
-    for (const { definition, listing } of await workspace.servers(anyFile)) {
-      if (!names.has(definition.name)) continue;
-      if (listing?.status === 'listed') live.set(definition.name, liveServerFromListing(listing.listing));
-      else if (listing?.status === 'unavailable') live.set(definition.name, { state: 'unavailable', reason: listing.message });
-      else workspace.requestListings([definition]);
-    }
-    return live;
-  };
-
-  connection.onRequest(HistoryRequest, (params, token) =>
-    runSafe<HistoryReport | null>(connection.console, 'toolpin/history', token, null, async () => {
-      await update({ rediscover: false });
-      const pins = schemaPinsOf(blueprints());
-      return historyReport(model, { staleOnly: params.staleOnly === true }, { pins, live: await liveSchemas(), logs: logs.files().map(idOf) });
-    }),
-  );
-
-  connection.onRequest(HistoryExecutionsRequest, (params, token) =>
-    runSafe(connection.console, 'toolpin/historyExecutions', token, [], async () => {
-      const executions: Execution[] = [];
-      for await (const execution of logs.streamExecutions(params)) executions.push(execution);
-      const pins = schemaPinsOf(blueprints());
-      const report = historyReport(model, { tool: params.tool, hash: params.schemaHash, limit: null }, {
-        pins,
-        live: await liveSchemas(),
-        allExecutions: (key) => (key.server === params.server && key.tool === params.tool && key.schemaHash === params.schemaHash ? executions : undefined),
-      });
-      return report.servers.find((server) => server.server === params.server)?.tools.find((tool) => tool.tool === params.tool)?.hashes.find((hash) => hash.schemaHash === params.schemaHash)?.executions ?? [];
-    }),
-  );
-
-  connection.onRequest(LocateStepRequest, (params, token) =>
-    runSafe(connection.console, 'toolpin/locateStep', token, null, () => {
-      for (const { model: blueprint, file } of blueprints()) {
-        // A source module's mcpInvoke$ steps belong to no named blueprint: only their ids must match.
-        if (blueprint.name !== undefined && blueprint.name.value !== params.blueprint) continue;
-        const step = blueprint.steps.find((candidate) => candidate.id?.value === params.stepId);
-        if (!step?.id) continue;
-        const text = workspace.text(file) ?? '';
-        const document = TextDocument.create(pathToUri(file), 'jsonc', 0, text);
-        return { uri: document.uri, range: spanToRange(document, step.id.span) };
-      }
-      return null;
-    }),
-  );
+  registerHistoryRequests(connection, { workspace, model, logs, folders: () => folders, idOf, update });
 
   return {
     update,
@@ -210,4 +153,77 @@ export function registerHistory(connection: Connection, workspace: LiveWorkspace
       timer?.dispose();
     },
   };
+}
+
+/** What the history's requests read of the feature's state. */
+interface HistoryRequestContext {
+  readonly workspace: LiveWorkspace;
+  readonly model: HistoryModel;
+  readonly logs: LogSet;
+  readonly folders: () => readonly string[];
+  readonly idOf: (file: string) => string;
+  readonly update: (options?: { readonly rediscover?: boolean }) => Promise<void>;
+}
+
+/** The history view's requests: the report, one hash's executions, and a step's place in its blueprint. */
+function registerHistoryRequests(connection: Connection, { workspace, model, logs, folders, idOf, update }: HistoryRequestContext): void {
+  connection.onRequest(HistoryRequest, (params, token) =>
+    runSafe<HistoryReport | null>(connection.console, 'toolpin/history', token, null, async () => {
+      await update({ rediscover: false });
+      const pins = schemaPinsOf(blueprints(workspace));
+      return historyReport(model, { staleOnly: params.staleOnly === true }, { pins, live: await liveSchemas(workspace, model, folders()), logs: logs.files().map(idOf) });
+    }),
+  );
+
+  connection.onRequest(HistoryExecutionsRequest, (params, token) =>
+    runSafe(connection.console, 'toolpin/historyExecutions', token, [], async () => {
+      const executions: Execution[] = [];
+      for await (const execution of logs.streamExecutions(params)) executions.push(execution);
+      const pins = schemaPinsOf(blueprints(workspace));
+      const report = historyReport(model, { tool: params.tool, hash: params.schemaHash, limit: null }, {
+        pins,
+        live: await liveSchemas(workspace, model, folders()),
+        allExecutions: (key) => (key.server === params.server && key.tool === params.tool && key.schemaHash === params.schemaHash ? executions : undefined),
+      });
+      return report.servers.find((server) => server.server === params.server)?.tools.find((tool) => tool.tool === params.tool)?.hashes.find((hash) => hash.schemaHash === params.schemaHash)?.executions ?? [];
+    }),
+  );
+
+  connection.onRequest(LocateStepRequest, (params, token) =>
+    runSafe(connection.console, 'toolpin/locateStep', token, null, () => {
+      for (const { model: blueprint, file } of blueprints(workspace)) {
+        // A source module's mcpInvoke$ steps belong to no named blueprint: only their ids must match.
+        if (blueprint.name !== undefined && blueprint.name.value !== params.blueprint) continue;
+        const step = blueprint.steps.find((candidate) => candidate.id?.value === params.stepId);
+        if (!step?.id) continue;
+        const text = workspace.text(file) ?? '';
+        const document = TextDocument.create(pathToUri(file), 'jsonc', 0, text);
+        return { uri: document.uri, range: spanToRange(document, step.id.span) };
+      }
+      return null;
+    }),
+  );
+}
+
+/** Blueprints of the workspace, for pins and for locating steps. */
+function blueprints(workspace: LiveWorkspace): Array<{ model: BlueprintModel; file: string }> {
+  return workspace.paths().flatMap((file) => {
+    const analysis = workspace.analysis(file);
+    const model = analysis ? blueprintOf(analysis) : undefined;
+    return model ? [{ model, file }] : [];
+  });
+}
+
+/** Live schema hashes of the servers the logs name, from the inventory (asking for missing ones). */
+async function liveSchemas(workspace: LiveWorkspace, model: HistoryModel, folders: readonly string[]): Promise<Map<string, LiveServer>> {
+  const live = new Map<string, LiveServer>();
+  const names = new Set(model.keys().map((key) => key.server));
+  const anyFile = workspace.paths()[0] ?? path.join(folders[0] ?? '.', 'workspace.blueprint.json');
+  for (const { definition, listing } of await workspace.servers(anyFile)) {
+    if (!names.has(definition.name)) continue;
+    if (listing?.status === 'listed') live.set(definition.name, liveServerFromListing(listing.listing));
+    else if (listing?.status === 'unavailable') live.set(definition.name, { state: 'unavailable', reason: listing.message });
+    else workspace.requestListings([definition]);
+  }
+  return live;
 }

@@ -81,6 +81,9 @@ function isLocalConnectionClosed(error: McpError): boolean {
   return error.code === ErrorCode.ConnectionClosed && error.message === 'MCP error -32000: Connection closed';
 }
 
+/** The stdio transport of a server definition. */
+type StdioTransportDefinition = Extract<NonNullable<ServerDefinition['transport']>, { kind: 'stdio' }>;
+
 export class McpSession {
   private closing = false;
 
@@ -111,43 +114,7 @@ export class McpSession {
     // credential-like name, are registered before the server starts: a server that prints its
     // token on standard error, in an error or in a tool description never gets it into any output.
     for (const value of definition.secrets ?? []) options.redactor.add(value);
-    if (transport.kind === 'stdio') {
-      for (const [name, value] of Object.entries(transport.env)) if (CREDENTIAL_NAME.test(name)) options.redactor.add(value);
-      const stdio = new ProcessTreeStdioTransport({
-        command: transport.command,
-        args: transport.args,
-        env: { ...getDefaultEnvironment(), ...transport.env },
-        cwd: definition.cwd,
-        killGraceMs: STOP_GRACE_MS,
-        onStderr: (text) => {
-          for (const line of text.split(/\r?\n/)) if (line.trim()) options.log(`[${definition.name} stderr] ${options.redactor.redact(line)}`);
-        },
-      });
-      if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
-      const onAbort = (): void => void stdio.close();
-      options.signal?.addEventListener('abort', onAbort);
-      try {
-        return await McpSession.initialize(definition, stdio, options, 'stdio', {});
-      } catch (error) {
-        if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
-        if (stdio.protocolFailure) throw new SessionError('protocol-error', stdio.protocolFailure);
-        // The reason a server did not start is in what it wrote to standard error, which may
-        // still be on its way when the failed write or the closed connection is noticed.
-        await stdio.stderrSettled(STDERR_SETTLE_MS);
-        const said = summarizeStderr(stdio.stderr);
-        const stderr = said === undefined ? undefined : options.redactor.redact(said);
-        const classified = McpSession.classify(error, definition, {}, stderr);
-        const exit = stdio.exitedOnItsOwn;
-        if (exit && classified.reason === 'crashed') {
-          // "write EPIPE" and "the connection closed" are symptoms; the exit is what happened.
-          const how = exit.signal ? `on signal ${exit.signal}` : `with code ${exit.code}`;
-          throw new SessionError('crashed', `the server exited ${how} before it answered${stderr ? ` (server said: ${stderr})` : ''}`);
-        }
-        throw classified;
-      } finally {
-        options.signal?.removeEventListener('abort', onAbort);
-      }
-    }
+    if (transport.kind === 'stdio') return McpSession.openStdio(definition, transport, options);
 
     const auth = await authHeaders(definition.auth, options.credentials, options.redactor);
     if ('missing' in auth) {
@@ -207,6 +174,45 @@ export class McpSession {
         if (answerLimit.exceeded !== undefined) throw oversized();
         throw McpSession.classify(legacyError, definition, legacyObserved, undefined, sentCredential);
       }
+    }
+  }
+
+  /** Starts a stdio server in its own process group, connects and initializes. */
+  private static async openStdio(definition: ServerDefinition, transport: StdioTransportDefinition, options: SessionOptions): Promise<McpSession> {
+    for (const [name, value] of Object.entries(transport.env)) if (CREDENTIAL_NAME.test(name)) options.redactor.add(value);
+    const stdio = new ProcessTreeStdioTransport({
+      command: transport.command,
+      args: transport.args,
+      env: { ...getDefaultEnvironment(), ...transport.env },
+      cwd: definition.cwd,
+      killGraceMs: STOP_GRACE_MS,
+      onStderr: (text) => {
+        for (const line of text.split(/\r?\n/)) if (line.trim()) options.log(`[${definition.name} stderr] ${options.redactor.redact(line)}`);
+      },
+    });
+    if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
+    const onAbort = (): void => void stdio.close();
+    options.signal?.addEventListener('abort', onAbort);
+    try {
+      return await McpSession.initialize(definition, stdio, options, 'stdio', {});
+    } catch (error) {
+      if (options.signal?.aborted) throw new SessionError('unreachable', 'Toolpin is shutting down');
+      if (stdio.protocolFailure) throw new SessionError('protocol-error', stdio.protocolFailure);
+      // The reason a server did not start is in what it wrote to standard error, which may
+      // still be on its way when the failed write or the closed connection is noticed.
+      await stdio.stderrSettled(STDERR_SETTLE_MS);
+      const said = summarizeStderr(stdio.stderr);
+      const stderr = said === undefined ? undefined : options.redactor.redact(said);
+      const classified = McpSession.classify(error, definition, {}, stderr);
+      const exit = stdio.exitedOnItsOwn;
+      if (exit && classified.reason === 'crashed') {
+        // "write EPIPE" and "the connection closed" are symptoms; the exit is what happened.
+        const how = exit.signal ? `on signal ${exit.signal}` : `with code ${exit.code}`;
+        throw new SessionError('crashed', `the server exited ${how} before it answered${stderr ? ` (server said: ${stderr})` : ''}`);
+      }
+      throw classified;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -265,52 +265,73 @@ export async function ingestSource(client: Pg.Client, source: string, input: Ing
 
     const remainder = splitter.remainder;
     const torn: LineProblem | undefined = remainder ? { line: remainder.line, offset: remainder.offset, reason: 'torn', message: TORN_LINE_MESSAGE } : undefined;
-    // The keys first (a handful of rows, in one order, so that concurrent ingests never wait on
-    // each other in a cycle), then the rows with their key's id, and the keys' counts.
-    await client.query(
-      `INSERT INTO toolpin_key (server, tool, schema_hash, count)
-       SELECT DISTINCT server, tool, schema_hash, 0 FROM toolpin_staging ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING`,
-    );
-    const inserted = await client.query<{ n: string }>(
-      `WITH inserted AS (
-         INSERT INTO toolpin_dispatch (execution_id, seq, key_id, at, at_ms, blueprint, step_id, source, line, byte_offset)
-         SELECT s.execution_id, s.seq, k.key_id, s.at, s.at_ms, s.blueprint, s.step_id, s.source, s.line, s.byte_offset
-           FROM toolpin_staging s JOIN toolpin_key k ON k.server = s.server AND k.tool = s.tool AND k.schema_hash = s.schema_hash
-         ON CONFLICT DO NOTHING RETURNING key_id),
-       counted AS (
-         UPDATE toolpin_key k SET count = k.count + c.n
-           FROM (SELECT key_id, count(*) AS n FROM inserted GROUP BY key_id ORDER BY key_id) c WHERE k.key_id = c.key_id)
-       SELECT count(*) AS n FROM inserted`,
-    );
-    const insertedCount = Number(inserted.rows[0]?.n ?? 0);
+    const insertedCount = await insertStagedRows(client);
 
-    if (input.kind === 'file') {
-      const head = await headOf(input.path, Math.min(HEAD_BYTES, splitter.position));
-      await client.query(
-        `INSERT INTO toolpin_source (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
-         ON CONFLICT (source) DO UPDATE SET position = excluded.position, line = excluded.line, head_length = excluded.head_length,
-           head_sha256 = excluded.head_sha256, lines = excluded.lines, blank = excluded.blank, dispatched = excluded.dispatched,
-           skipped = excluded.skipped, malformed = excluded.malformed, torn = excluded.torn, problems = excluded.problems, updated_at = now()`,
-        [source, splitter.position, splitter.line, head.length, head.sha256, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
-      );
-    } else {
-      // A stream has no position to resume from: its counters add up run after run, and the
-      // identity of each event keeps the rows free of duplicates.
-      await client.query(
-        `INSERT INTO toolpin_source AS s (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
-         VALUES ($1, 0, 0, 0, '', $2, $3, $4, $5, $6, $7, $8, now())
-         ON CONFLICT (source) DO UPDATE SET lines = s.lines + excluded.lines, blank = s.blank + excluded.blank, dispatched = s.dispatched + excluded.dispatched,
-           skipped = s.skipped + excluded.skipped, malformed = s.malformed + excluded.malformed, torn = excluded.torn, updated_at = now()`,
-        [source, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
-      );
-    }
+    await saveSource(client, source, input, { position: splitter.position, line: splitter.line }, counters, torn, keptProblems);
     if (insertedCount > 0 || reset) await client.query('SELECT pg_notify($1, $2)', [STORE_CHANNEL, source]);
     await client.query('COMMIT');
     return { source, reset, linesRead, dispatchesRead, inserted: insertedCount, problems: newProblems, malformedRead, torn };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
+  }
+}
+
+/** Moves the staged rows into the store: the keys, the dispatches with their key's id, the keys' counts; returns how many dispatches were new. */
+async function insertStagedRows(client: Pg.Client): Promise<number> {
+  // The keys first (a handful of rows, in one order, so that concurrent ingests never wait on
+  // each other in a cycle), then the rows with their key's id, and the keys' counts.
+  await client.query(
+    `INSERT INTO toolpin_key (server, tool, schema_hash, count)
+     SELECT DISTINCT server, tool, schema_hash, 0 FROM toolpin_staging ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING`,
+  );
+  const inserted = await client.query<{ n: string }>(
+    `WITH inserted AS (
+       INSERT INTO toolpin_dispatch (execution_id, seq, key_id, at, at_ms, blueprint, step_id, source, line, byte_offset)
+       SELECT s.execution_id, s.seq, k.key_id, s.at, s.at_ms, s.blueprint, s.step_id, s.source, s.line, s.byte_offset
+         FROM toolpin_staging s JOIN toolpin_key k ON k.server = s.server AND k.tool = s.tool AND k.schema_hash = s.schema_hash
+       ON CONFLICT DO NOTHING RETURNING key_id),
+     counted AS (
+       UPDATE toolpin_key k SET count = k.count + c.n
+         FROM (SELECT key_id, count(*) AS n FROM inserted GROUP BY key_id ORDER BY key_id) c WHERE k.key_id = c.key_id)
+     SELECT count(*) AS n FROM inserted`,
+  );
+  return Number(inserted.rows[0]?.n ?? 0);
+}
+
+/**
+ * Writes the source's counters and problems; for a file also the checkpoint the next ingest resumes
+ * from (`read`: the byte position and line reached, and the head of the file that far).
+ */
+async function saveSource(
+  client: Pg.Client,
+  source: string,
+  input: IngestInput,
+  read: { readonly position: number; readonly line: number },
+  counters: SourceCounters,
+  torn: LineProblem | undefined,
+  keptProblems: readonly LineProblem[],
+): Promise<void> {
+  if (input.kind === 'file') {
+    const head = await headOf(input.path, Math.min(HEAD_BYTES, read.position));
+    await client.query(
+      `INSERT INTO toolpin_source (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
+       ON CONFLICT (source) DO UPDATE SET position = excluded.position, line = excluded.line, head_length = excluded.head_length,
+         head_sha256 = excluded.head_sha256, lines = excluded.lines, blank = excluded.blank, dispatched = excluded.dispatched,
+         skipped = excluded.skipped, malformed = excluded.malformed, torn = excluded.torn, problems = excluded.problems, updated_at = now()`,
+      [source, read.position, read.line, head.length, head.sha256, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
+    );
+  } else {
+    // A stream has no position to resume from: its counters add up run after run, and the
+    // identity of each event keeps the rows free of duplicates.
+    await client.query(
+      `INSERT INTO toolpin_source AS s (source, position, line, head_length, head_sha256, lines, blank, dispatched, skipped, malformed, torn, problems, updated_at)
+       VALUES ($1, 0, 0, 0, '', $2, $3, $4, $5, $6, $7, $8, now())
+       ON CONFLICT (source) DO UPDATE SET lines = s.lines + excluded.lines, blank = s.blank + excluded.blank, dispatched = s.dispatched + excluded.dispatched,
+         skipped = s.skipped + excluded.skipped, malformed = s.malformed + excluded.malformed, torn = excluded.torn, updated_at = now()`,
+      [source, counters.lines, counters.blank, counters.dispatched, counters.skipped, counters.malformed, torn ? JSON.stringify(torn) : null, JSON.stringify(keptProblems)],
+    );
   }
 }
 

@@ -27,7 +27,7 @@ const HASH_SEED = 0x811c9dc5 & SMALL;
  * value was a heap number, dozens per line, which the collector then had to clear.
  */
 function hashBytes(bytes: Uint8Array, start: number, end: number, hash: number): number {
-  for (let index = start; index < end; index++) hash = Math.imul(hash ^ bytes[index]!, 16_777_619) & SMALL;
+  for (let index = start; index < end; index++) hash = Math.imul(hash ^ (bytes[index] ?? 0), 16_777_619) & SMALL;
   // A byte value no byte has, so that the parts' boundaries count in the hash.
   return Math.imul(hash ^ 0x100, 16_777_619) & SMALL;
 }
@@ -58,7 +58,9 @@ export class ByteTable<V> {
 
   /** The value of the entry {@link find} returned. */
   value(entry: number): V {
-    return this.values[entry]!;
+    const value = this.values[entry];
+    if (value === undefined) throw new RangeError(`no entry ${entry} in a table of ${this.values.length}`);
+    return value;
   }
 
   /** The entry of the key `bytes[a0, a1)`, `bytes[b0, b1)`, `bytes[c0, c1)`, or -1 when the table does not hold it. */
@@ -67,7 +69,7 @@ export class ByteTable<V> {
     const slots = this.slots;
     const mask = slots.length - 1;
     for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
-      const entry = slots[slot]! - 1;
+      const entry = (slots[slot] ?? 0) - 1;
       if (entry < 0) return -1;
       if (this.hashes[entry] === hash && this.holds(entry, bytes, a0, a1, b0, b1, c0, c1)) return entry;
     }
@@ -91,9 +93,9 @@ export class ByteTable<V> {
     const pool = this.pool;
     let at = this.poolUsed;
     this.starts[entry] = at;
-    for (let index = a0; index < a1; index++) pool[at++] = bytes[index]!;
-    for (let index = b0; index < b1; index++) pool[at++] = bytes[index]!;
-    for (let index = c0; index < c1; index++) pool[at++] = bytes[index]!;
+    for (let index = a0; index < a1; index++) pool[at++] = bytes[index] ?? 0;
+    for (let index = b0; index < b1; index++) pool[at++] = bytes[index] ?? 0;
+    for (let index = c0; index < c1; index++) pool[at++] = bytes[index] ?? 0;
     this.poolUsed = at;
     this.hashes[entry] = hash;
     this.lengths[entry * 3] = a1 - a0;
@@ -108,7 +110,7 @@ export class ByteTable<V> {
     const lengths = this.lengths;
     if (lengths[entry * 3] !== a1 - a0 || lengths[entry * 3 + 1] !== b1 - b0 || lengths[entry * 3 + 2] !== c1 - c0) return false;
     const pool = this.pool;
-    let at = this.starts[entry]!;
+    let at = this.starts[entry] ?? 0;
     for (let index = a0; index < a1; index++) if (pool[at++] !== bytes[index]) return false;
     for (let index = b0; index < b1; index++) if (pool[at++] !== bytes[index]) return false;
     for (let index = c0; index < c1; index++) if (pool[at++] !== bytes[index]) return false;
@@ -118,7 +120,7 @@ export class ByteTable<V> {
   private place(entry: number): void {
     const slots = this.slots;
     const mask = slots.length - 1;
-    let slot = mix(this.hashes[entry]!) & mask;
+    let slot = mix(this.hashes[entry] ?? 0) & mask;
     while (slots[slot] !== 0) slot = (slot + 1) & mask;
     slots[slot] = entry + 1;
   }

@@ -145,14 +145,14 @@ let stringFlags = 0;
  * that ends before `end`. Sets {@link stringFlags}.
  *
  * The common byte (≥ 0x20, no quote, no backslash) takes one test. A read at or past `end` gives
- * a control byte (the line end the caller guarantees, see {@link scanEventBytes}) or undefined,
- * both of which fail that test, so the loop needs no bound check of its own.
+ * a control byte (the line end the caller guarantees, see {@link scanEventBytes}) or, past the
+ * buffer, 0 (`?? 0`), both of which fail that test, so the loop needs no bound check of its own.
  */
 function stringEnd(bytes: Uint8Array, index: number, end: number): number {
   let flags = 0;
   index++;
   for (;;) {
-    const code = bytes[index]!;
+    const code = bytes[index] ?? 0;
     if (code >= SPACE && code !== QUOTE && code !== BACKSLASH) {
       flags |= code;
       index++;
@@ -168,7 +168,7 @@ function stringEnd(bytes: Uint8Array, index: number, end: number): number {
     const escaped = bytes[index + 1];
     if (index + 1 >= end) return -1;
     if (escaped === LOWER_U) {
-      if (index + 6 > end || !isHex(bytes[index + 2]!) || !isHex(bytes[index + 3]!) || !isHex(bytes[index + 4]!) || !isHex(bytes[index + 5]!)) return -1;
+      if (index + 6 > end || !isHex(bytes[index + 2] ?? 0) || !isHex(bytes[index + 3] ?? 0) || !isHex(bytes[index + 4] ?? 0) || !isHex(bytes[index + 5] ?? 0)) return -1;
       index += 6;
     } else if (escaped === QUOTE || escaped === BACKSLASH || escaped === SLASH || escaped === LOWER_B || escaped === LOWER_F || escaped === LOWER_N || escaped === LOWER_R || escaped === LOWER_T) {
       index += 2;
@@ -202,29 +202,29 @@ function skipSpace(bytes: Uint8Array, index: number, end: number): number {
  */
 function numberEnd(bytes: Uint8Array, index: number, end: number): number {
   if (bytes[index] === MINUS) index++;
-  let code = bytes[index]!;
+  let code = bytes[index] ?? 0;
   if (code === ZERO) {
     index++;
   } else if (code > ZERO && code <= NINE) {
     do index++;
-    while (isDigit(bytes[index]!));
+    while (isDigit(bytes[index] ?? 0));
   } else {
     return -1;
   }
   if (bytes[index] === DOT) {
     index++;
-    if (!isDigit(bytes[index]!)) return -1;
+    if (!isDigit(bytes[index] ?? 0)) return -1;
     do index++;
-    while (isDigit(bytes[index]!));
+    while (isDigit(bytes[index] ?? 0));
   }
-  code = bytes[index]!;
+  code = bytes[index] ?? 0;
   if (code === LOWER_E || code === UPPER_E) {
     index++;
-    code = bytes[index]!;
+    code = bytes[index] ?? 0;
     if (code === PLUS || code === MINUS) index++;
-    if (!isDigit(bytes[index]!)) return -1;
+    if (!isDigit(bytes[index] ?? 0)) return -1;
     do index++;
-    while (isDigit(bytes[index]!));
+    while (isDigit(bytes[index] ?? 0));
   }
   return index <= end ? index : -1;
 }
@@ -242,7 +242,7 @@ function literalEnd(bytes: Uint8Array, index: number, end: number): number {
 
 /** The index after a scalar (string, number, literal) at `index`, or -1. */
 function scalarEnd(bytes: Uint8Array, index: number, end: number): number {
-  const code = bytes[index]!;
+  const code = bytes[index] ?? 0;
   if (code === QUOTE) return stringEnd(bytes, index, end);
   if (code === MINUS || isDigit(code)) return numberEnd(bytes, index, end);
   return literalEnd(bytes, index, end);
@@ -450,7 +450,7 @@ function scanData(bytes: Uint8Array, index: number, end: number, event: ScannedE
  * is scanned member by member ({@link scanMembers}).
  */
 export function scanEventBytes(bytes: Uint8Array, start: number, end: number, event: ScannedEvent): ScanOutcome {
-  if (start < 0 || end > bytes.length || start >= end || (end < bytes.length && bytes[end]! >= SPACE)) return SCAN_UNKNOWN;
+  if (start < 0 || end > bytes.length || start >= end || (end < bytes.length && (bytes[end] ?? 0) >= SPACE)) return SCAN_UNKNOWN;
   event.blueprintStart = -1;
   event.blueprintEnd = -1;
   event.stepIdStart = -1;
@@ -569,7 +569,7 @@ function plainWholeNumber(bytes: Uint8Array, start: number, end: number): number
   if (end - start > 15) return -1;
   let value = 0;
   for (let index = start; index < end; index++) {
-    const digit = bytes[index]! - ZERO;
+    const digit = (bytes[index] ?? 0) - ZERO;
     if (digit < 0 || digit > 9) return -1;
     value = value * 10 + digit;
   }
@@ -614,7 +614,7 @@ function matchPiece(bytes: Uint8Array, index: number, piece: Uint8Array): number
 function plainStringEnd(bytes: Uint8Array, index: number): number {
   let flags = 0;
   for (;;) {
-    const code = bytes[index]!;
+    const code = bytes[index] ?? 0;
     if (code >= SPACE && code !== QUOTE && code !== BACKSLASH) {
       flags |= code;
       index++;
@@ -648,12 +648,12 @@ function scanCommonLayout(bytes: Uint8Array, start: number, end: number, event: 
   if (index < 0) return SCAN_UNKNOWN;
   // seq: 0, or 1 to 15 digits without a leading zero (JSON has none).
   const seqStart = index;
-  let seq = bytes[index]! - ZERO;
+  let seq = (bytes[index] ?? 0) - ZERO;
   if (!(seq >= 0 && seq <= 9)) return SCAN_UNKNOWN;
   index++;
   if (seq !== 0) {
     for (;;) {
-      const digit = bytes[index]! - ZERO;
+      const digit = (bytes[index] ?? 0) - ZERO;
       if (!(digit >= 0 && digit <= 9)) break;
       seq = seq * 10 + digit;
       index++;
@@ -668,7 +668,9 @@ function scanCommonLayout(bytes: Uint8Array, start: number, end: number, event: 
   event.atStart = index;
   event.atEnd = close;
   for (let field = FIELD_EXECUTION_ID; field <= FIELD_SCHEMA_HASH; field++) {
-    index = matchPiece(bytes, close, LAYOUT_FIELDS[field]!);
+    const piece = LAYOUT_FIELDS[field];
+    if (piece === undefined) return SCAN_UNKNOWN; // never: the loop runs over the table's indices
+    index = matchPiece(bytes, close, piece);
     if (index < 0) {
       // An optional field that is not there: the next piece must match at the same place.
       if (field === FIELD_BLUEPRINT || field === FIELD_STEP_ID) continue;
@@ -714,8 +716,8 @@ function scanCommonLayout(bytes: Uint8Array, start: number, end: number, event: 
  * digit (far enough below every bound checked that any sum containing it fails the check).
  */
 function twoDigitsAt(bytes: Uint8Array, index: number): number {
-  const tens = bytes[index]! - ZERO;
-  const ones = bytes[index + 1]! - ZERO;
+  const tens = (bytes[index] ?? 0) - ZERO;
+  const ones = (bytes[index + 1] ?? 0) - ZERO;
   return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1000;
 }
 
@@ -736,7 +738,7 @@ export function parseCanonicalTimeBytes(bytes: Uint8Array, start: number, end: n
   const hour = twoDigitsAt(bytes, start + 11);
   const minute = twoDigitsAt(bytes, start + 14);
   const second = twoDigitsAt(bytes, start + 17);
-  const lastDigit = bytes[start + 22]! - ZERO;
+  const lastDigit = (bytes[start + 22] ?? 0) - ZERO;
   const millisecond = lastDigit >= 0 && lastDigit <= 9 ? twoDigitsAt(bytes, start + 20) * 10 + lastDigit : -1;
   if (!isCanonicalTimeFields(century, yearOfCentury, month, day, hour, minute, second, millisecond)) return NaN;
   const yearMonth = year * 16 + month;

@@ -40,7 +40,8 @@
  * The module is in four files, all re-exported here (import from this file):
  * - ./events.ts: one line of a log → an event, another type, a blank line or a positioned problem;
  * - ./model.ts: {@link HistoryModel}, the events folded into one state per (server, tool,
- *   schemaHash) across all logs (bounded by K, not by the number of logs), and each log's counters;
+ *   schemaHash) across all logs (bounded by K, not by the number of logs), and each log's counters
+ *   (./summaries.ts: the per-key summaries it hands out, re-exported by model.ts);
  * - ./live.ts: schema pins, live schemas from listings, and a hash's status;
  * - ./report.ts: the query, the {@link HistoryReport} (the one report type, a stable JSON shape),
  *   the exit status, and {@link HistorySource}: the small interface every source of the history

@@ -6,6 +6,9 @@
 import { ByteTable } from './byteTable';
 import { parseCanonicalTimeBytes, SCAN_DISPATCH, SCAN_OTHER, ScannedEvent, scanEventBytes } from './eventBytes';
 import { checkLine, Execution, forEachLine, LinePosition, LineProblem, LineScratch, MAX_INTERNED, schemaHashProblem } from './events';
+import { type EntrySlots, type HistoryKey, type KeySummary, LazyExecutions } from './summaries';
+
+export { sortNewestFirst, type HistoryKey, type KeySummary } from './summaries';
 
 /** What a log's last line without a line end is reported as; the team store reports the same (store/storeIngest.ts). */
 export const TORN_LINE_MESSAGE = 'the last line has no line end (torn or still being written); it is read once completed';
@@ -304,26 +307,6 @@ class LogFold {
   readonly counters: LogCounters = { lines: 0, blank: 0, dispatched: 0, skipped: 0, malformed: 0, torn: 0 };
   readonly problems: LineProblem[] = [];
   torn: LineProblem | undefined;
-}
-
-/** Newest first: by time, then sequence, then log, then line. */
-function newestFirst(a: Execution, b: Execution): number {
-  return b.atMs - a.atMs || b.seq - a.seq || (a.log < b.log ? -1 : a.log > b.log ? 1 : 0) || b.line - a.line;
-}
-
-export interface HistoryKey {
-  readonly server: string;
-  readonly tool: string;
-  readonly schemaHash: string;
-}
-
-/** Everything the model holds about one (server, tool, schemaHash), merged over all logs. */
-export interface KeySummary extends HistoryKey {
-  readonly count: number;
-  readonly first: Execution;
-  readonly last: Execution;
-  /** The most recent executions in memory, newest first (at most `recentLimit`). */
-  readonly recent: readonly Execution[];
 }
 
 export interface HistoryModelOptions {
@@ -773,41 +756,3 @@ export class HistoryModel {
     };
   }
 }
-
-/** What a summary reads of a key's entry: its kept slots (merged and ring), the first and the last. */
-interface EntrySlots {
-  readonly recent: readonly Slot[];
-  readonly firstRef: Slot;
-  readonly lastRef: Slot;
-}
-
-type Built = { readonly first: Execution; readonly last: Execution; readonly recent: readonly Execution[] };
-
-/** The executions of one key's summary, built from the slots it kept, once, on first use. */
-class LazyExecutions {
-  private result: Built | undefined;
-
-  constructor(
-    private readonly key: HistoryKey,
-    private slots: EntrySlots | undefined,
-    private readonly recentLimit: number,
-  ) {}
-
-  built(): Built {
-    if (this.result) return this.result;
-    const key = this.key;
-    const { recent: slots, firstRef, lastRef } = this.slots!;
-    const recent = slots.map((slot) => slot.toExecution(key));
-    recent.sort(newestFirst);
-    this.result = { first: firstRef.toExecution(key), last: lastRef.toExecution(key), recent: recent.slice(0, this.recentLimit) };
-    // The slots are no longer needed.
-    this.slots = undefined;
-    return this.result;
-  }
-}
-
-/** Sorts executions newest first (time, then sequence, then log, then line). */
-export function sortNewestFirst(executions: Execution[]): Execution[] {
-  return executions.sort(newestFirst);
-}
-

@@ -193,6 +193,91 @@ function seenAt(execution: { at: string; seq: number }): SeenAt {
   return { at: execution.at, seq: execution.seq };
 }
 
+/** A tool's entry of the report, as its first selected key finds it: live state, live hash, pins. */
+function toolReport(model: HistoryView, key: SelectedKey): HistoryToolReport {
+  const { summary } = key;
+  const liveHash = key.liveTool.state === 'served' ? key.liveTool.hash : null;
+  const liveSummary = liveHash !== null ? model.summary({ server: summary.server, tool: summary.tool, schemaHash: liveHash }) : undefined;
+  return {
+    tool: summary.tool,
+    liveState: key.liveTool.state,
+    liveHash,
+    liveReason: key.liveTool.state === 'unknown' ? key.liveTool.reason : null,
+    liveFirstSeen: liveSummary ? seenAt(liveSummary.first) : null,
+    pins: key.pins.map((pin) => ({ hash: pin.hash, blueprint: pin.blueprint, step: pin.step, file: pin.file, anyServer: pin.server === undefined })),
+    hashes: [],
+  };
+}
+
+/**
+ * One hash's entry of the report, with how many of its executions ran after drift became visible
+ * (null when unknown). `liveHash` is the tool's, `limit` how many executions are listed.
+ */
+function hashReport(model: HistoryView, key: SelectedKey, liveHash: string | null, inputs: HistoryInputs, limit: number | null): { hash: HistoryHashReport; ranAfterDrift: number | null } {
+  const { summary } = key;
+  // The moment drift became visible: the first execution at the live hash.
+  const liveSummary = liveHash !== null ? model.summary({ server: summary.server, tool: summary.tool, schemaHash: liveHash }) : undefined;
+  const driftMs = liveSummary?.first.atMs;
+  const afterDrift = (execution: Execution): boolean | null => {
+    if (key.live === true) return false;
+    if (key.live === null) return null;
+    return driftMs === undefined ? null : execution.atMs > driftMs;
+  };
+
+  const all = inputs.allExecutions?.(summary);
+  const source = all && all.length >= summary.count ? sortNewestFirst([...all]) : [...summary.recent];
+  const complete = source.length >= summary.count;
+  const listed = limit === null ? source : source.slice(0, limit);
+
+  let ranAfterDrift: number | null;
+  if (key.live === true) ranAfterDrift = 0;
+  else if (key.live === null || driftMs === undefined) ranAfterDrift = null;
+  else if (summary.last.atMs <= driftMs) ranAfterDrift = 0;
+  else if (summary.first.atMs > driftMs) ranAfterDrift = summary.count;
+  else if (complete) ranAfterDrift = source.filter((execution) => execution.atMs > driftMs).length;
+  else ranAfterDrift = null;
+
+  const hash: HistoryHashReport = {
+    schemaHash: summary.schemaHash,
+    status: key.status,
+    pinned: key.status === 'pinned' || key.status === 'pinned+live',
+    live: key.live,
+    count: summary.count,
+    firstSeen: seenAt(summary.first),
+    lastSeen: seenAt(summary.last),
+    ranAfterDrift,
+    executions: listed.map((execution) => ({
+      executionId: execution.executionId,
+      blueprint: execution.blueprint,
+      stepId: execution.stepId,
+      at: execution.at,
+      seq: execution.seq,
+      log: execution.log,
+      line: execution.line,
+      ranAfterDrift: afterDrift(execution),
+    })),
+    executionsComplete: listed.length >= summary.count,
+  };
+  return { hash, ranAfterDrift };
+}
+
+/** One log's entry of the report: its counters and the problems it kept. */
+function logReport(model: HistoryView, log: string): HistoryLogReport {
+  const stats = model.logStats(log);
+  const listedProblems = stats.problems.filter((found) => found.reason !== 'torn').length;
+  return {
+    log,
+    lines: stats.lines,
+    blank: stats.blank,
+    dispatched: stats.dispatched,
+    skipped: stats.skipped,
+    malformed: stats.malformed,
+    torn: stats.torn,
+    problems: [...stats.problems],
+    problemsTruncated: listedProblems < stats.malformed,
+  };
+}
+
 /** Builds the report for a query. Pure; see {@link HistoryReport} for the shape. */
 export function historyReport(model: HistoryView, query: HistoryQuery, inputs: HistoryInputs): HistoryReport {
   const limit = query.limit === undefined ? model.recentLimit : query.limit;
@@ -208,64 +293,9 @@ export function historyReport(model: HistoryView, query: HistoryQuery, inputs: H
     let server = servers[servers.length - 1];
     if (!server || server.server !== summary.server) servers.push((server = { server: summary.server, tools: [] }));
     let tool = server.tools[server.tools.length - 1];
-    if (!tool || tool.tool !== summary.tool) {
-      const liveHash = key.liveTool.state === 'served' ? key.liveTool.hash : null;
-      const liveSummary = liveHash !== null ? model.summary({ server: summary.server, tool: summary.tool, schemaHash: liveHash }) : undefined;
-      tool = {
-        tool: summary.tool,
-        liveState: key.liveTool.state,
-        liveHash,
-        liveReason: key.liveTool.state === 'unknown' ? key.liveTool.reason : null,
-        liveFirstSeen: liveSummary ? seenAt(liveSummary.first) : null,
-        pins: key.pins.map((pin) => ({ hash: pin.hash, blueprint: pin.blueprint, step: pin.step, file: pin.file, anyServer: pin.server === undefined })),
-        hashes: [],
-      };
-      server.tools.push(tool);
-    }
-
-    // The moment drift became visible: the first execution at the live hash.
-    const liveSummary = tool.liveHash !== null ? model.summary({ server: summary.server, tool: summary.tool, schemaHash: tool.liveHash }) : undefined;
-    const driftMs = liveSummary?.first.atMs;
-    const afterDrift = (execution: Execution): boolean | null => {
-      if (key.live === true) return false;
-      if (key.live === null) return null;
-      return driftMs === undefined ? null : execution.atMs > driftMs;
-    };
-
-    const all = inputs.allExecutions?.(summary);
-    const source = all && all.length >= summary.count ? sortNewestFirst([...all]) : [...summary.recent];
-    const complete = source.length >= summary.count;
-    const listed = limit === null ? source : source.slice(0, limit);
-
-    let ranAfterDrift: number | null;
-    if (key.live === true) ranAfterDrift = 0;
-    else if (key.live === null || driftMs === undefined) ranAfterDrift = null;
-    else if (summary.last.atMs <= driftMs) ranAfterDrift = 0;
-    else if (summary.first.atMs > driftMs) ranAfterDrift = summary.count;
-    else if (complete) ranAfterDrift = source.filter((execution) => execution.atMs > driftMs).length;
-    else ranAfterDrift = null;
-
-    tool.hashes.push({
-      schemaHash: summary.schemaHash,
-      status: key.status,
-      pinned: key.status === 'pinned' || key.status === 'pinned+live',
-      live: key.live,
-      count: summary.count,
-      firstSeen: seenAt(summary.first),
-      lastSeen: seenAt(summary.last),
-      ranAfterDrift,
-      executions: listed.map((execution) => ({
-        executionId: execution.executionId,
-        blueprint: execution.blueprint,
-        stepId: execution.stepId,
-        at: execution.at,
-        seq: execution.seq,
-        log: execution.log,
-        line: execution.line,
-        ranAfterDrift: afterDrift(execution),
-      })),
-      executionsComplete: listed.length >= summary.count,
-    });
+    if (!tool || tool.tool !== summary.tool) server.tools.push((tool = toolReport(model, key)));
+    const { hash, ranAfterDrift } = hashReport(model, key, tool.liveHash, inputs, limit);
+    tool.hashes.push(hash);
 
     executions += summary.count;
     if (key.live === false) {
@@ -286,21 +316,7 @@ export function historyReport(model: HistoryView, query: HistoryQuery, inputs: H
     }
   }
 
-  const logs = (inputs.logs ?? model.logs()).map((log): HistoryLogReport => {
-    const stats = model.logStats(log);
-    const listedProblems = stats.problems.filter((found) => found.reason !== 'torn').length;
-    return {
-      log,
-      lines: stats.lines,
-      blank: stats.blank,
-      dispatched: stats.dispatched,
-      skipped: stats.skipped,
-      malformed: stats.malformed,
-      torn: stats.torn,
-      problems: [...stats.problems],
-      problemsTruncated: listedProblems < stats.malformed,
-    };
-  });
+  const logs = (inputs.logs ?? model.logs()).map((log) => logReport(model, log));
   const total = (field: keyof LogCounters): number => logs.reduce((sum, log) => sum + log[field], 0);
 
   return {

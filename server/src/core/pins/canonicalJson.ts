@@ -125,11 +125,14 @@ function sortKeys(keys: string[]): string[] {
   const count = keys.length;
   if (count > INSERTION_SORT_MAX) return keys.sort();
   for (let index = 1; index < count; index++) {
-    const key = keys[index]!;
-    if (keys[index - 1]! < key) continue;
+    const key = keys[index];
+    const previous = keys[index - 1];
+    if (key === undefined || previous === undefined || previous < key) continue;
     let at = index - 1;
-    while (at >= 0 && keys[at]! > key) {
-      keys[at + 1] = keys[at]!;
+    while (at >= 0) {
+      const other = keys[at];
+      if (other === undefined || other <= key) break;
+      keys[at + 1] = other;
       at--;
     }
     keys[at + 1] = key;
@@ -165,10 +168,10 @@ function fastCanonical(value: unknown, depth: number): string {
   if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) throw NEEDS_CAREFUL_PATH;
   const keys = sortKeys(Object.keys(value));
   let out = '{';
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index]!;
-    if (index > 0) out += ',';
-    out += fastKey(key) + fastCanonical(value[key], depth + 1);
+  let separator = '';
+  for (const key of keys) {
+    out += separator + fastKey(key) + fastCanonical(value[key], depth + 1);
+    separator = ',';
   }
   return `${out}}`;
 }
@@ -255,10 +258,11 @@ export function carefulCanonicalJson(value: unknown, escapeLoneSurrogates = fals
       // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3's order.
       const keys = Object.keys(record).sort();
       parts.push('{');
-      for (let index = 0; index < keys.length; index++) {
-        const key = keys[index]!;
+      let separator = false;
+      for (const key of keys) {
         const childPath = `${path}/${escapePointerToken(key)}`;
-        if (index > 0) parts.push(',');
+        if (separator) parts.push(',');
+        separator = true;
         parts.push(serializeString(key, childPath, escapeLoneSurrogates));
         parts.push(':');
         write(record[key], childPath);

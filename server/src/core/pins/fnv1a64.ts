@@ -51,7 +51,7 @@ export function fnv1a64Hex(text: string): string {
 }
 
 function word16ToHex(word: number): string {
-  return HEX[(word >>> 12) & 15]! + HEX[(word >>> 8) & 15]! + HEX[(word >>> 4) & 15]! + HEX[word & 15]!;
+  return HEX.charAt((word >>> 12) & 15) + HEX.charAt((word >>> 8) & 15) + HEX.charAt((word >>> 4) & 15) + HEX.charAt(word & 15);
 }
 
 /** FNV-1a 64 of the given bytes in plain JavaScript (the fallback), as 16 lowercase hex digits. */
@@ -61,7 +61,7 @@ export function fnv1a64HexOfBytesJs(bytes: Uint8Array): string {
   let h2 = 0x9ce4;
   let h3 = 0xcbf2;
   for (let index = 0; index < bytes.length; index++) {
-    h0 ^= bytes[index]!;
+    h0 ^= bytes[index] ?? 0;
     const t0 = h0 * 0x1b3;
     const t1 = h1 * 0x1b3 + (t0 >>> 16);
     const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);

@@ -197,6 +197,11 @@ export interface WasmFnv {
 
 const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
+/** An unsigned 32-bit `word` as 8 lowercase hex digits (every index is a byte, so every lookup hits). */
+function wordHex(word: number): string {
+  return (BYTE_HEX[word >>> 24] ?? '') + (BYTE_HEX[(word >>> 16) & 255] ?? '') + (BYTE_HEX[(word >>> 8) & 255] ?? '') + (BYTE_HEX[word & 255] ?? '');
+}
+
 /**
  * Compiles and instantiates the module with `api` (the runtime's `WebAssembly` object). Returns
  * undefined, never throws, when `api` is not a usable WebAssembly or the module misbehaves: a
@@ -219,12 +224,7 @@ export function loadWasmFnv(api: unknown): WasmFnv | undefined {
   // Bytes 0-3 are the low half of the state: little endian on every platform WebAssembly runs on.
   // Uint32Array uses the platform's order; the self-check below refuses a big-endian platform.
 
-  const digest = (): string => {
-    const high = state[1]!;
-    const low = state[0]!;
-    return BYTE_HEX[high >>> 24]! + BYTE_HEX[(high >>> 16) & 255]! + BYTE_HEX[(high >>> 8) & 255]! + BYTE_HEX[high & 255]! +
-      BYTE_HEX[low >>> 24]! + BYTE_HEX[(low >>> 16) & 255]! + BYTE_HEX[(low >>> 8) & 255]! + BYTE_HEX[low & 255]!;
-  };
+  const digest = (): string => wordHex(state[1] ?? 0) + wordHex(state[0] ?? 0);
 
   const hexOfString = (text: string): string => {
     state[0] = BASIS_LOW;

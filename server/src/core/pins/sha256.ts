@@ -83,20 +83,20 @@ function digestPadded(padded: Uint8Array, length: number): string {
   for (let offset = 0; offset < end; offset += 64) {
     for (let t = 0; t < 16; t++) {
       const at = offset + t * 4;
-      W[t] = (padded[at]! << 24) | (padded[at + 1]! << 16) | (padded[at + 2]! << 8) | padded[at + 3]!;
+      W[t] = ((padded[at] ?? 0) << 24) | ((padded[at + 1] ?? 0) << 16) | ((padded[at + 2] ?? 0) << 8) | (padded[at + 3] ?? 0);
     }
     for (let t = 16; t < 64; t++) {
-      const w15 = W[t - 15]!;
-      const w2 = W[t - 2]!;
+      const w15 = W[t - 15] ?? 0;
+      const w2 = W[t - 2] ?? 0;
       const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
       const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
-      W[t] = (W[t - 16]! + s0 + W[t - 7]! + s1) | 0;
+      W[t] = ((W[t - 16] ?? 0) + s0 + (W[t - 7] ?? 0) + s1) | 0;
     }
     let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let t = 0; t < 64; t++) {
       const sigma1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
       const choose = (e & f) ^ (~e & g);
-      const t1 = (h + sigma1 + choose + K[t]! + W[t]!) | 0;
+      const t1 = (h + sigma1 + choose + (K[t] ?? 0) + (W[t] ?? 0)) | 0;
       const sigma0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
       const majority = (a & b) ^ (a & c) ^ (b & c);
       const t2 = (sigma0 + majority) | 0;
@@ -117,6 +117,6 @@ function digestPadded(padded: Uint8Array, length: number): string {
 
 function word32ToHex(word: number): string {
   let out = '';
-  for (let shift = 28; shift >= 0; shift -= 4) out += HEX[(word >>> shift) & 15]!;
+  for (let shift = 28; shift >= 0; shift -= 4) out += HEX.charAt((word >>> shift) & 15);
   return out;
 }

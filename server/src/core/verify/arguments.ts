@@ -283,11 +283,11 @@ function read(node: JsonNode, path: string[], placeholders: Placeholder[]): unkn
     case 'array': {
       const items = node.children ?? [];
       const result: unknown[] = new Array<unknown>(items.length);
-      for (let index = 0; index < items.length; index++) {
+      items.forEach((item, index) => {
         path.push(String(index));
-        result[index] = read(items[index]!, path, placeholders);
+        result[index] = read(item, path, placeholders);
         path.pop();
-      }
+      });
       return result;
     }
     case 'string': {
@@ -415,45 +415,41 @@ const COMBINATORS = new Set(['anyOf', 'oneOf', 'not', 'if', 'contains']);
 const FOLDING = new Set(['anyOf', 'oneOf', 'contains']);
 
 function reportableErrors(errors: readonly ErrorObject[], placeholders: readonly Placeholder[]): ErrorObject[] {
-  const paths = errors.map((error) => pointerSegments(error.instancePath));
   const tainted = (path: readonly string[]): boolean => placeholders.some((placeholder) => startsWith(placeholder.path, path));
-  const combinatorsAt = errors
-    .map((error, index) => ({ error, path: paths[index]! }))
-    .filter(({ error, path }) => COMBINATORS.has(error.keyword) && tainted(path));
+  const candidates = errors.map((error) => ({ error, path: pointerSegments(error.instancePath), kept: true }));
+  const combinatorsAt = candidates.filter(({ error, path }) => COMBINATORS.has(error.keyword) && tainted(path));
 
-  const trusted = errors.map((error, index) => {
-    const path = paths[index]!;
-    if (placeholders.some((placeholder) => placeholder.kind === 'any' && startsWith(path, placeholder.path))) return false;
-    if (CONTENT_DEPENDENT.has(error.keyword) && placeholders.some((placeholder) => placeholder.kind === 'string' && sameSegments(path, placeholder.path))) return false;
-    if (VALUE_DEPENDENT.has(error.keyword) && tainted(path)) return false;
-    if (combinatorsAt.some((combinator) => startsWith(path, combinator.path))) return false;
-    return true;
-  });
+  for (const candidate of candidates) {
+    const { error, path } = candidate;
+    if (placeholders.some((placeholder) => placeholder.kind === 'any' && startsWith(path, placeholder.path))) candidate.kept = false;
+    else if (CONTENT_DEPENDENT.has(error.keyword) && placeholders.some((placeholder) => placeholder.kind === 'string' && sameSegments(path, placeholder.path))) candidate.kept = false;
+    else if (VALUE_DEPENDENT.has(error.keyword) && tainted(path)) candidate.kept = false;
+    else if (combinatorsAt.some((combinator) => startsWith(path, combinator.path))) candidate.kept = false;
+  }
 
   // Readability: fold branch errors into a failing anyOf / oneOf / contains. Branch errors are
   // emitted before their combinator; walking backwards, only a kept combinator folds, and only
   // errors before it, so the last kept error always survives.
-  const kept = [...trusted];
-  for (let index = errors.length - 1; index >= 0; index--) {
-    const combinator = errors[index]!;
-    if (!kept[index] || !FOLDING.has(combinator.keyword)) continue;
-    const own = combinator.schemaPath;
+  for (let index = candidates.length - 1; index >= 0; index--) {
+    const combinator = candidates[index];
+    if (!combinator?.kept || !FOLDING.has(combinator.error.keyword)) continue;
+    const own = combinator.error.schemaPath;
     const parent = own.slice(0, own.lastIndexOf('/'));
-    for (let before = 0; before < index; before++) {
-      if (!kept[before] || !startsWith(paths[before]!, paths[index]!)) continue;
-      const schemaPath = errors[before]!.schemaPath;
+    for (const earlier of candidates.slice(0, index)) {
+      if (!earlier.kept || !startsWith(earlier.path, combinator.path)) continue;
+      const schemaPath = earlier.error.schemaPath;
       const sibling = schemaPath.startsWith(`${parent}/`) && !schemaPath.startsWith(`${own}/`);
-      if (!sibling) kept[before] = false;
+      if (!sibling) earlier.kept = false;
     }
   }
   // An `if` error only says "must match the then schema"; drop it when an earlier error at or
   // below it (the then/else error it summarises) is reported.
-  for (let index = 0; index < errors.length; index++) {
-    if (!kept[index] || errors[index]!.keyword !== 'if') continue;
-    const covered = errors.some((other, before) => before < index && kept[before] && other.keyword !== 'if' && startsWith(paths[before]!, paths[index]!));
-    if (covered) kept[index] = false;
-  }
-  return errors.filter((_, index) => kept[index]);
+  candidates.forEach((candidate, index) => {
+    if (!candidate.kept || candidate.error.keyword !== 'if') return;
+    const covered = candidates.slice(0, index).some((other) => other.kept && other.error.keyword !== 'if' && startsWith(other.path, candidate.path));
+    if (covered) candidate.kept = false;
+  });
+  return candidates.filter((candidate) => candidate.kept).map((candidate) => candidate.error);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -375,120 +375,133 @@ export function prepareArgumentChecks(model: BlueprintModel, definition: ServerD
 export function verifyBlueprint(model: BlueprintModel, context: VerificationContext): VerificationResult {
   const verdicts: PinVerdict[] = [];
   const problems: Problem[] = [];
-  for (const step of model.steps) {
-    const mcp = step.mcp;
-    if (!mcp?.toolName || !mcp.expectedSchemaHash || !mcp.pin) continue;
-    const tool = mcp.toolName.value;
-    const pinSpan = mcp.expectedSchemaHash.span;
-    const pinned = mcp.expectedSchemaHash.value;
-    const problemsBefore = problems.length;
-    // A plain call per verdict, not a closure per step: a keystroke verifies every step of a large
-    // file again, and each closure was garbage the next keystroke left behind.
+  for (const step of model.steps) verifySchemaStep(model, step, context, verdicts, problems);
+  return { verdicts, problems };
+}
 
-    let candidates: ServerDefinition[];
-    if (mcp.serverComputed !== undefined) {
-      const reason = `cannot verify: the server is computed at run time (${mcp.serverComputed}); Toolpin reads a string literal, a same-module constant, or a member of a same-module \`as const\` object, and never guesses another server`;
+/** Verifies one step's schema pin, adding its verdict and problems. */
+function verifySchemaStep(model: BlueprintModel, step: StepModel, context: VerificationContext, verdicts: PinVerdict[], problems: Problem[]): void {
+  const mcp = step.mcp;
+  if (!mcp?.toolName || !mcp.expectedSchemaHash || !mcp.pin) return;
+  const tool = mcp.toolName.value;
+  const pinSpan = mcp.expectedSchemaHash.span;
+  const pinned = mcp.expectedSchemaHash.value;
+  const problemsBefore = problems.length;
+  // A plain call per verdict, not a closure per step: a keystroke verifies every step of a large
+  // file again, and each closure was garbage the next keystroke left behind.
+
+  let candidates: ServerDefinition[];
+  if (mcp.serverComputed !== undefined) {
+    const reason = `cannot verify: the server is computed at run time (${mcp.serverComputed}); Toolpin reads a string literal, a same-module constant, or a member of a same-module \`as const\` object, and never guesses another server`;
+    problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: [] } }));
+    pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', undefined, undefined, reason);
+    return;
+  }
+  if (mcp.server) {
+    const definition = context.registry.get(mcp.server.value);
+    if (!definition) {
+      const known = context.registry.names();
+      const suggestion = closestName(mcp.server.value, known);
+      const reason = `no server named "${mcp.server.value}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+      const data: UnknownServerData = { server: mcp.server.value, ...(suggestion ? { suggestion } : {}) };
+      problems.push(problem('TP406', mcp.server.span, `${stepLabel(step)}: ${reason}`, { data }));
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server.value, undefined, reason);
+      return;
+    }
+    candidates = [definition];
+  } else {
+    candidates = context.registry.named();
+    if (candidates.length === 0) {
+      // Nothing to look in is not evidence that the tool is gone.
+      const reason = 'cannot verify: no MCP server is configured (add a connector, .vscode/mcp.json or .mcp.json)';
       problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: [] } }));
       pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', undefined, undefined, reason);
-      continue;
+      return;
     }
-    if (mcp.server) {
-      const definition = context.registry.get(mcp.server.value);
-      if (!definition) {
-        const known = context.registry.names();
-        const suggestion = closestName(mcp.server.value, known);
-        const reason = `no server named "${mcp.server.value}" is configured${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
-        const data: UnknownServerData = { server: mcp.server.value, ...(suggestion ? { suggestion } : {}) };
-        problems.push(problem('TP406', mcp.server.span, `${stepLabel(step)}: ${reason}`, { data }));
-        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server.value, undefined, reason);
-        continue;
-      }
-      candidates = [definition];
-    } else {
-      candidates = context.registry.named();
-      if (candidates.length === 0) {
-        // Nothing to look in is not evidence that the tool is gone.
-        const reason = 'cannot verify: no MCP server is configured (add a connector, .vscode/mcp.json or .mcp.json)';
-        problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: [] } }));
-        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', undefined, undefined, reason);
-        continue;
-      }
-    }
-
-    // Find the servers that serve the tool, and note why the others cannot rule it out.
-    const serving: Array<{ definition: ServerDefinition; tools: ListedTool[] }> = [];
-    const uncertain: string[] = [];
-    let pending = false;
-    for (const definition of candidates) {
-      const result = lookUp(context.listingFor(definition), tool);
-      if ('found' in result) serving.push({ definition, tools: result.found });
-      else if ('pending' in result) pending = true;
-      else if ('unavailable' in result) uncertain.push(`"${definition.name}": ${unavailableText(result.unavailable, context.now)}`);
-      else {
-        const why = notFoundIsUncertain(result.listing);
-        if (why) uncertain.push(`"${definition.name}": ${why}`);
-      }
-    }
-
-    if (serving.length > 1) {
-      const names = serving.map((entry) => entry.definition.name);
-      const reason = `served by ${names.length} servers (${names.join(', ')}); add "server" to say which one this step calls`;
-      problems.push(problem('TP402', mcp.toolName.span, `tool "${tool}" is ${reason}`, { data: { tool, servers: names } }));
-      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'ambiguous', names[0], undefined, reason);
-      continue;
-    }
-    if (serving.length === 0 && pending) {
-      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server?.value, undefined, PENDING_REASON);
-      continue;
-    }
-    if (serving.length === 0) {
-      const where = mcp.server ? `server "${mcp.server.value}"` : `any configured server (${candidates.map((definition) => definition.name).join(', ')})`;
-      if (uncertain.length > 0) {
-        const reason = `cannot verify: ${uncertain.join('; ')}`;
-        problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: candidates.map((definition) => definition.name) } }));
-        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server?.value, undefined, reason);
-      } else {
-        // Candidates: the listed servers' tools that no step of this blueprint names.
-        const listings = candidates.flatMap((definition) => {
-          const listing = context.listingFor(definition);
-          return listing.status === 'listed' ? [{ server: definition.name, tools: listing.listing.tools }] : [];
-        });
-        const stepTools = new Set(model.steps.flatMap((other) => (other.mcp?.toolName ? [other.mcp.toolName.value] : [])));
-        const rename = renameCandidate(mcp.pin, tool, listings, stepTools, context);
-        const reason = `tool "${tool}" is not served by ${where} (toolNotFound)${renameSuffix(rename)}`;
-        const data: UnservedPinData = { kind: 'schema', tool, server: mcp.server?.value, ...(rename ? { rename } : {}) };
-        problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data }));
-        pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'missing', mcp.server?.value, undefined, reason);
-      }
-      continue;
-    }
-
-    const { definition, tools } = serving[0]!;
-    const live = liveSchemaPin(tools);
-    if ('cannot' in live) {
-      problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: cannot verify: ${live.cannot}`, { data: { tool, server: definition.name } }));
-      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', definition.name, undefined, live.cannot);
-      continue;
-    }
-    // Steps without "arguments" get theirs elsewhere (templates, the runtime): only authored
-    // arguments are checked against the live schema.
-    if (context.checkArguments !== false && mcp.argumentsNode) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
-    if (sameDigest(mcp.pin, live.pin)) {
-      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'verified', definition.name, live.pin, undefined);
-      const stored = context.fullDefinition?.(mcp.pin, tool, definition.name);
-      if (stored !== undefined) problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, stored, true));
-      continue;
-    }
-    const change = describeChange(mcp.pin, live.tool, context);
-    const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin} (${change.text})`;
-    const data: DriftData = { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, ...liveDefinitionOf(live.tool), change: change.report?.kind ?? 'unknown', summary: change.text };
-    problems.push(problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, { data }));
-    const security = securityProblem(pinSpan, stepLabel(step), tool, definition.name, mcp.pin, live.tool, context);
-    if (security) problems.push(security);
-    pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'drifted', definition.name, live.pin, reason);
-    problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool, definition.name), false));
   }
-  return { verdicts, problems };
+
+  // Find the servers that serve the tool, and note why the others cannot rule it out.
+  const { serving, uncertain, pending } = servingServers(candidates, tool, context);
+
+  if (serving.length > 1) {
+    const names = serving.map((entry) => entry.definition.name);
+    const reason = `served by ${names.length} servers (${names.join(', ')}); add "server" to say which one this step calls`;
+    problems.push(problem('TP402', mcp.toolName.span, `tool "${tool}" is ${reason}`, { data: { tool, servers: names } }));
+    pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'ambiguous', names[0], undefined, reason);
+    return;
+  }
+  if (serving.length === 0 && pending) {
+    pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server?.value, undefined, PENDING_REASON);
+    return;
+  }
+  if (serving.length === 0) {
+    const where = mcp.server ? `server "${mcp.server.value}"` : `any configured server (${candidates.map((definition) => definition.name).join(', ')})`;
+    if (uncertain.length > 0) {
+      const reason = `cannot verify: ${uncertain.join('; ')}`;
+      problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: ${reason}`, { data: { tool, servers: candidates.map((definition) => definition.name) } }));
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', mcp.server?.value, undefined, reason);
+    } else {
+      const rename = blueprintRename(model, candidates, mcp.pin, tool, context);
+      const reason = `tool "${tool}" is not served by ${where} (toolNotFound)${renameSuffix(rename)}`;
+      const data: UnservedPinData = { kind: 'schema', tool, server: mcp.server?.value, ...(rename ? { rename } : {}) };
+      problems.push(problem('TP401', mcp.toolName.span, `${stepLabel(step)}: ${reason}`, { data }));
+      pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'missing', mcp.server?.value, undefined, reason);
+    }
+    return;
+  }
+
+  const { definition, tools } = serving[0]!;
+  const live = liveSchemaPin(tools);
+  if ('cannot' in live) {
+    problems.push(problem('TP403', pinSpan, `${stepLabel(step)}: cannot verify: ${live.cannot}`, { data: { tool, server: definition.name } }));
+    pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'cannot-verify', definition.name, undefined, live.cannot);
+    return;
+  }
+  // Steps without "arguments" get theirs elsewhere (templates, the runtime): only authored
+  // arguments are checked against the live schema.
+  if (context.checkArguments !== false && mcp.argumentsNode) problems.push(...checkStepArguments(step, live.tool.inputSchema, live.pin));
+  if (sameDigest(mcp.pin, live.pin)) {
+    pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'verified', definition.name, live.pin, undefined);
+    const stored = context.fullDefinition?.(mcp.pin, tool, definition.name);
+    if (stored !== undefined) problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, stored, true));
+    return;
+  }
+  const change = describeChange(mcp.pin, live.tool, context);
+  const reason = `the input schema of tool "${tool}" on server "${definition.name}" changed since it was pinned: pinned ${pinned}, live ${live.pin} (${change.text})`;
+  const data: DriftData = { kind: 'schema', tool, server: definition.name, pinned, live: livePinInStyle(mcp.pin, live.pin), style: mcp.pin.style, liveContent: live.content, ...liveDefinitionOf(live.tool), change: change.report?.kind ?? 'unknown', summary: change.text };
+  problems.push(problem('TP400', pinSpan, `${stepLabel(step)}: ${reason}`, { data }));
+  const security = securityProblem(pinSpan, stepLabel(step), tool, definition.name, mcp.pin, live.tool, context);
+  if (security) problems.push(security);
+  pushSchemaVerdict(verdicts, problems, problemsBefore, tool, pinned, pinSpan, 'drifted', definition.name, live.pin, reason);
+  problems.push(...outsideThePinProblems(pinSpan, stepLabel(step), mcp.pin, definition.name, live.tool, context.fullDefinition?.(mcp.pin, tool, definition.name), false));
+}
+
+/** The candidates that serve the tool; why the others cannot rule it out; whether a listing is pending. */
+function servingServers(candidates: readonly ServerDefinition[], tool: string, context: VerificationContext): { serving: Array<{ definition: ServerDefinition; tools: ListedTool[] }>; uncertain: string[]; pending: boolean } {
+  const serving: Array<{ definition: ServerDefinition; tools: ListedTool[] }> = [];
+  const uncertain: string[] = [];
+  let pending = false;
+  for (const definition of candidates) {
+    const result = lookUp(context.listingFor(definition), tool);
+    if ('found' in result) serving.push({ definition, tools: result.found });
+    else if ('pending' in result) pending = true;
+    else if ('unavailable' in result) uncertain.push(`"${definition.name}": ${unavailableText(result.unavailable, context.now)}`);
+    else {
+      const why = notFoundIsUncertain(result.listing);
+      if (why) uncertain.push(`"${definition.name}": ${why}`);
+    }
+  }
+  return { serving, uncertain, pending };
+}
+
+/** A served tool the missing one was likely renamed to: among the listed candidates' tools that no step of this blueprint names. */
+function blueprintRename(model: BlueprintModel, candidates: readonly ServerDefinition[], pin: ParsedPin, tool: string, context: VerificationContext): RenameData | undefined {
+  const listings = candidates.flatMap((definition) => {
+    const listing = context.listingFor(definition);
+    return listing.status === 'listed' ? [{ server: definition.name, tools: listing.listing.tools }] : [];
+  });
+  const stepTools = new Set(model.steps.flatMap((other) => (other.mcp?.toolName ? [other.mcp.toolName.value] : [])));
+  return renameCandidate(pin, tool, listings, stepTools, context);
 }
 
 /** Verifies every tool pin of a connector file against each instance's own server. */
@@ -574,7 +587,13 @@ function verifyInstance(
   // The include and the selection are checked only against a complete, clean listing: an entry
   // missing from a partial listing proves nothing.
   if (listing.status !== 'listed' || notFoundIsUncertain(listing.listing)) return;
-  const served = new Set(listing.listing.tools.map((tool) => tool.name));
+  problems.push(...selectionProblems(instance, listing.listing, server, label));
+}
+
+/** TP404 for an include entry the server does not serve, TP405 for a selected tool without a pin. */
+function selectionProblems(instance: ConnectorInstanceModel, listing: CollectedListing, server: string, label: string): Problem[] {
+  const problems: Problem[] = [];
+  const served = new Set(listing.tools.map((tool) => tool.name));
   const included = new Set((instance.include ?? []).map((entry) => entry.value));
   // A typo is suggested only among served tools that are not included yet: replacing an entry
   // with one already listed would just make a duplicate.
@@ -599,11 +618,12 @@ function verifyInstance(
       ? instance.include.filter((entry) => served.has(entry.value) && !pinned.has(entry.value)).map((entry) => ({ name: entry.value, span: entry.span }))
       : [...served].filter((name) => !pinned.has(name)).map((name) => ({ name, span: snapshotBrace }));
     for (const tool of unpinned) {
-      const live = liveToolPin(listing.listing.tools.filter((candidate) => candidate.name === tool.name));
+      const live = liveToolPin(listing.tools.filter((candidate) => candidate.name === tool.name));
       const data: UnpinnedToolData = { kind: 'tool', tool: tool.name, server, ...('pin' in live ? { live: live.pin, liveContent: live.content, ...liveDefinitionOf(live.tool) } : {}) };
       problems.push(problem('TP405', tool.span, `${label}: tool "${tool.name}" is selected but has no pin in toolsSnapshot, so a rewrite of it would go unnoticed`, { data }));
     }
   }
+  return problems;
 }
 
 /** The full-definition entry content of a live tool, for the payloads that write store entries. */
