@@ -105,7 +105,9 @@ function main(): void {
         if (rounds > 1) process.stdout.write(`${name} round ${round + 1}: bare parse ${floor.wallMs.toFixed(0)} ms, check ${read.wallMs.toFixed(0)} ms, ratio ${ratios.at(-1)!.toFixed(2)}\n`);
       }
       rmSync(join(folder, '.toolpin'), { recursive: true });
-      const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
+      const sorted = [...ratios].sort((a, b) => a - b);
+      const middle = Math.floor(sorted.length / 2);
+      const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
       results[name] = { bytes: text.length, floor, defaultLimit: skipped, limitRaised: read, ratioRaised: median };
       process.stdout.write(
         `${name} (${(text.length / 1048576).toFixed(1)} MiB): bare parse ${floor.wallMs.toFixed(0)} ms ${floor.maxRssMb.toFixed(0)} MB; check (default limit) ${skipped.wallMs.toFixed(0)} ms ${skipped.maxRssMb.toFixed(0)} MB exit ${skipped.status}; check (limit raised) ${read.wallMs.toFixed(0)} ms ${read.maxRssMb.toFixed(0)} MB exit ${read.status}, ratio ${median.toFixed(2)}${rounds > 1 ? ' (median)' : ''}\n`,
