@@ -15,10 +15,13 @@ import { openAndCloseAll, writeConnectors } from '../support/manyDocuments';
 
 const COUNT = 1600;
 const BOUND_MS = 10_000;
-/** Opening is bounded too, loosely: it includes contacting 1,600 servers (none listens). */
-const OPEN_BOUND_MS = 60_000;
+/**
+ * Opening is bounded too, loosely: it includes contacting 1,600 servers (none listens), and took
+ * 13-23 s at load 17-27 here, over 60 s once beside two test suites at load 32.
+ */
+const OPEN_BOUND_MS = 180_000;
 
-test(`${COUNT} connector documents opened and closed: the server answers again within ${BOUND_MS / 1000} s`, { timeout: 120_000 }, async () => {
+test(`${COUNT} connector documents opened and closed: the server answers again within ${BOUND_MS / 1000} s`, { timeout: 400_000 }, async () => {
   const workspace = mkdtempSync(path.join(tmpdir(), 'toolpin-many-'));
   const files = writeConnectors(workspace, COUNT);
   const server = await startTestServer({ rootUri: `file://${workspace}` });
