@@ -3,12 +3,15 @@
  * bundle, both naming `defineConnector` of `@objectstack/spec` (so the text tests admit them),
  * checked by the CLI, each in a process of its own, with wall time and peak memory taken.
  *
- *   npm run build && node out/bench/largeModules.bench.js [--cli=PATH/TO/dist/cli.js]
+ *   npm run build && node out/bench/largeModules.bench.js [--cli=PATH/TO/dist/cli.js] [--only=bundle5MiB] [--rounds=N]
  *
  * Measured, for each module: `toolpin check --structure-only` with the default size limit (the
  * module is skipped, with a positioned TP113), with `maxFileBytes` raised above its size (read
  * like any module), and the floor: a bare Babel parse of the same text in a process of its own.
- * `--cli` points at another build (an older one, for "before"). Results: bench/results/largeModules.json.
+ * `--cli` points at another build (an older one, for "before"). `--only` measures one module;
+ * `--rounds` repeats the floor and the raised-limit check alternately (the machine is shared: one
+ * round's ratio moves with the load) and reports each round's ratio and their median.
+ * Results: bench/results/largeModules.json.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,22 +81,36 @@ function main(): void {
   const parseArg = process.argv.find((arg) => arg.startsWith('--parse='));
   if (parseArg) return bareParse(parseArg.slice('--parse='.length));
   const cli = process.argv.find((arg) => arg.startsWith('--cli='))?.slice('--cli='.length) ?? join(root, 'dist', 'cli.js');
+  const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+  const rounds = Math.max(1, Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length) ?? 1));
   const folder = mkdtempSync(join(tmpdir(), 'toolpin-large-'));
   const results: Record<string, Record<string, Run | number>> = {};
   try {
-    const modules = { module50MiB: largeModule(50 * 1024 * 1024), bundle5MiB: minifiedBundle(5 * 1024 * 1024) };
-    for (const [name, text] of Object.entries(modules)) {
+    const makers = { module50MiB: () => largeModule(50 * 1024 * 1024), bundle5MiB: () => minifiedBundle(5 * 1024 * 1024) };
+    for (const [name, make] of Object.entries(makers)) {
+      if (only !== undefined && only !== name) continue;
+      const text = make();
       const file = join(folder, `${name}.ts`);
       writeFileSync(file, text);
-      const floor = measure([__filename, `--parse=${file}`], folder);
       const skipped = measure([cli, 'check', '--structure-only', file], folder);
       mkdirSync(join(folder, '.toolpin'), { recursive: true });
       writeFileSync(join(folder, '.toolpin', 'sources.jsonc'), JSON.stringify({ maxFileBytes: text.length + 1 }));
-      const read = measure([cli, 'check', '--structure-only', file], folder);
+      const ratios: number[] = [];
+      let floor!: Run;
+      let read!: Run;
+      for (let round = 0; round < rounds; round++) {
+        floor = measure([__filename, `--parse=${file}`], folder);
+        read = measure([cli, 'check', '--structure-only', file], folder);
+        ratios.push(read.wallMs / floor.wallMs);
+        if (rounds > 1) process.stdout.write(`${name} round ${round + 1}: bare parse ${floor.wallMs.toFixed(0)} ms, check ${read.wallMs.toFixed(0)} ms, ratio ${ratios.at(-1)!.toFixed(2)}\n`);
+      }
       rmSync(join(folder, '.toolpin'), { recursive: true });
-      results[name] = { bytes: text.length, floor, defaultLimit: skipped, limitRaised: read, ratioRaised: read.wallMs / floor.wallMs };
+      const sorted = [...ratios].sort((a, b) => a - b);
+      const middle = Math.floor(sorted.length / 2);
+      const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+      results[name] = { bytes: text.length, floor, defaultLimit: skipped, limitRaised: read, ratioRaised: median };
       process.stdout.write(
-        `${name} (${(text.length / 1048576).toFixed(1)} MiB): bare parse ${floor.wallMs.toFixed(0)} ms ${floor.maxRssMb.toFixed(0)} MB; check (default limit) ${skipped.wallMs.toFixed(0)} ms ${skipped.maxRssMb.toFixed(0)} MB exit ${skipped.status}; check (limit raised) ${read.wallMs.toFixed(0)} ms ${read.maxRssMb.toFixed(0)} MB exit ${read.status}, ratio ${(read.wallMs / floor.wallMs).toFixed(2)}\n`,
+        `${name} (${(text.length / 1048576).toFixed(1)} MiB): bare parse ${floor.wallMs.toFixed(0)} ms ${floor.maxRssMb.toFixed(0)} MB; check (default limit) ${skipped.wallMs.toFixed(0)} ms ${skipped.maxRssMb.toFixed(0)} MB exit ${skipped.status}; check (limit raised) ${read.wallMs.toFixed(0)} ms ${read.maxRssMb.toFixed(0)} MB exit ${read.status}, ratio ${median.toFixed(2)}${rounds > 1 ? ' (median)' : ''}\n`,
       );
     }
   } finally {

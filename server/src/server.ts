@@ -20,7 +20,9 @@ import {
   type InitializeParams,
   type InitializeResult,
   MarkupKind,
+  MessageType,
   type ServerCapabilities,
+  ShowMessageNotification,
   TextDocuments,
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
@@ -44,9 +46,10 @@ import { chainCredentials, type CredentialResolver, environmentCredentials, Reda
 import { Inventory } from './mcp/inventory';
 import { ClearCacheRequest, DidChangeTrustNotification, GetCredentialRequest, RefreshRequest, ServerInfoRequest, STORE_PASSWORD_CREDENTIAL, type ToolpinInitializationOptions } from './protocol';
 import { type ServerRuntime, TOOLPIN_VERSION } from './runtime';
-import { overallTimeoutFor, SettingsStore } from './settings';
+import { overallTimeoutFor, scanBudgetOf, SettingsStore } from './settings';
 import { ServerTrust } from './trustDecision';
-import { runSafe } from './util/runSafe';
+import { notifySafely, runSafe } from './util/runSafe';
+import { type WalkCut, walkCutMessage } from './io/fileFinder';
 import { uriToPath } from './util/uris';
 
 // Re-exported for the CLI, which starts the server from the same bundle.
@@ -150,6 +153,20 @@ class ServerContext {
     this.connection.console.log(this.redactor.redact(line));
   }
 
+  private readonly warned = new Set<string>();
+
+  /**
+   * A warning the user should see once per session (a bound reached): shown as a message, not a
+   * diagnostic (it belongs to no file), and written to the log.
+   */
+  warnOnce(message: string): void {
+    this.connection.console.warn(`toolpin: ${message}`);
+    const key = message.replace(/\(.*?\)/g, '');
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    notifySafely(() => this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message }));
+  }
+
   /** The editor's secret storage, asked only for names a connector's `credentialRef` gives. */
   useEditorCredentials(): void {
     this.editorCredentials = {
@@ -202,8 +219,16 @@ class ServerContext {
   async scan(history: HistoryFeature): Promise<void> {
     const settings = this.settings.current();
     await this.trust.readRecorded(this.folders);
-    await this.workspace.setFolders(this.folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0);
+    await this.workspace.setFolders(this.folders, settings.workspaceScan.enable ? settings.workspaceScan.maxFiles : 0, {
+      budget: scanBudgetOf(settings),
+      onCut: (folder, cut) => this.warnOnce(walkCutMessage(folder, cut, 'blueprint and connector files')),
+    });
     history.setFolders(this.folders);
+  }
+
+  /** The bound of a search of a workspace folder for dispatch logs, and its one warning. */
+  logSearch(): { budget: ReturnType<typeof scanBudgetOf>; onCut: (folder: string, cut: WalkCut) => void } {
+    return { budget: scanBudgetOf(this.settings.current()), onCut: (folder, cut) => this.warnOnce(walkCutMessage(folder, cut, 'dispatch logs')) };
   }
 }
 
@@ -218,10 +243,17 @@ function registerFeatures(connection: Connection, documents: TextDocuments<TextD
   registerReview(connection, documents, workspace, () => ({ canCreateFiles: context.abilities.canCreateFiles }));
   registerStoreEntryWrites(connection, workspace);
   const status = registerStatus(connection, workspace, diagnostics, runtime);
-  const history = registerHistory(connection, workspace, context.settings, runtime, {
-    trust: (what) => context.trust.decideSetting(context.folders, what),
-    password: () => context.storePassword(),
-  });
+  const history = registerHistory(
+    connection,
+    workspace,
+    context.settings,
+    runtime,
+    {
+      trust: (what) => context.trust.decideSetting(context.folders, what),
+      password: () => context.storePassword(),
+    },
+    () => context.logSearch(),
+  );
   workspace.onDidChange(() => history.listingsChanged());
   return { diagnostics, status, history };
 }

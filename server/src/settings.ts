@@ -50,6 +50,10 @@ export interface ToolpinSettings {
     readonly enable: boolean;
     /** The most files scanned across all workspace folders. */
     readonly maxFiles: number;
+    /** The most files and folders one walk of a workspace folder looks at (the scan, the log search). */
+    readonly maxEntries: number;
+    /** The longest one walk of a workspace folder runs, in milliseconds. */
+    readonly timeBudgetMs: number;
   };
   /** User-level MCP servers, shaped like the `servers` of .vscode/mcp.json. */
   readonly servers: Readonly<Record<string, unknown>>;
@@ -135,14 +139,33 @@ export function parseSettings(received: unknown): ToolpinSettings {
       concurrency: Math.max(1, count(verify.concurrency, DEFAULT_CONCURRENCY)),
       startTimeoutMs: Math.max(100, count(verify.startTimeoutMs, DEFAULT_START_TIMEOUT_MS)),
     },
-    workspaceScan: { enable: flag(workspaceScan.enable, true), maxFiles: count(workspaceScan.maxFiles, 500) },
+    workspaceScan: {
+      enable: flag(workspaceScan.enable, true),
+      maxFiles: count(workspaceScan.maxFiles, 500),
+      maxEntries: Math.max(100, count(workspaceScan.maxEntries, DEFAULT_SCAN_MAX_ENTRIES)),
+      timeBudgetMs: Math.max(100, count(workspaceScan.timeBudgetMs, DEFAULT_SCAN_TIME_BUDGET_MS)),
+    },
     servers: members(root.servers),
     history: { logGlobs: strings(history.logGlobs, [DEFAULT_LOG_GLOB]), store: typeof history.store === 'string' ? history.store.trim() : '' },
     sources: { connectorFunctions: strings(sources.connectorFunctions, [], true), invokeFunctions: strings(sources.invokeFunctions, [], true), maxFileBytes: Math.max(1, Math.floor(count(sources.maxFileBytes, DEFAULT_MAX_SOURCE_BYTES))) },
   };
 }
 
+/**
+ * The bounds of one walk of a workspace folder in the editor. A client that names the disk root
+ * (`file:///`) as its folder would otherwise be walked for ever; a real repository (objectstack:
+ * 6,444 files) is far inside both. Two walks run at start (documents, then history logs), so that
+ * their time budgets together keep the first seconds of a server bounded.
+ */
+export const DEFAULT_SCAN_MAX_ENTRIES = 100_000;
+export const DEFAULT_SCAN_TIME_BUDGET_MS = 4_000;
+
 export const DEFAULT_SETTINGS: ToolpinSettings = parseSettings(undefined);
+
+/** The budget of one walk of a workspace folder, from the settings. */
+export function scanBudgetOf(settings: ToolpinSettings): { readonly maxEntries: number; readonly maxMs: number } {
+  return { maxEntries: settings.workspaceScan.maxEntries, maxMs: settings.workspaceScan.timeBudgetMs };
+}
 
 /** The settings package.json declares `"scope": "resource"`: read per workspace folder. */
 export const RESOURCE_SCOPED = ['validate.enable', 'history.logGlobs', 'sources.connectorFunctions', 'sources.invokeFunctions', 'sources.maxFileBytes'] as const;

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { nodeFileSystem } from '../../server/src/engine/nodeFileSystem';
 import { findLogFiles } from '../../server/src/history/logReader';
-import { findFiles, SKIPPED_FOLDERS } from '../../server/src/io/fileFinder';
+import { findFiles, isSystemFolder, SKIPPED_FOLDERS, type WalkCut, walkCutMessage } from '../../server/src/io/fileFinder';
 import { parseCheckReport } from '../support/checkReport';
 
 const root = path.resolve(__dirname, '..', '..', '..');
@@ -129,5 +129,44 @@ describe('one file finder', () => {
     }
     assert.equal(found.length, 1200);
     assert.ok(ticks > 0, 'a timer fired during the walk');
+  });
+
+  test('a walk with a budget of entries stops there, returns what it found and says so once', async () => {
+    const big = path.join(scratch, 'budget');
+    for (let folder = 0; folder < 40; folder++) for (let file = 0; file < 25; file++) write(path.join(big, `f${folder}`, `x${file}.blueprint.json`), '{}');
+    const cuts: WalkCut[] = [];
+    const found = await findFiles(big, { match: (_relative, name) => name.endsWith('.blueprint.json'), budget: { maxEntries: 300, maxMs: 60_000 }, onCut: (cut) => cuts.push(cut) });
+    assert.equal(cuts.length, 1);
+    assert.equal(cuts[0]!.reason, 'entries');
+    assert.ok(found.length > 0 && found.length < 1000, `${found.length} files found`);
+    assert.match(walkCutMessage(big, cuts[0]!, 'documents'), /stopped looking for documents in .* after 300 files and folders .*toolpin\.workspaceScan\.maxEntries/);
+    // Without a budget (the CLI) the same tree is walked in full.
+    const all = await findFiles(big, { match: (_relative, name) => name.endsWith('.blueprint.json'), onCut: (cut) => cuts.push(cut) });
+    assert.equal(all.length, 1000);
+    assert.equal(cuts.length, 1);
+  });
+
+  test('a walk with a time budget stops in about that time', async () => {
+    const cuts: WalkCut[] = [];
+    const started = Date.now();
+    // The disk root: far more than 300 ms of walking anywhere.
+    await findFiles(path.parse(process.cwd()).root, { match: () => false, budget: { maxEntries: Number.MAX_SAFE_INTEGER, maxMs: 300 }, onCut: (cut) => cuts.push(cut) });
+    assert.equal(cuts[0]?.reason, 'time');
+    assert.ok(Date.now() - started < 15_000, `the walk took ${Date.now() - started} ms`);
+  });
+
+  test('a walk of the disk root enters no system folder (/proc, /sys, /dev, …)', async () => {
+    const seen: string[] = [];
+    await findFiles(path.parse(process.cwd()).root, {
+      match: (relative) => {
+        seen.push(relative);
+        return false;
+      },
+      budget: { maxEntries: 20_000, maxMs: 10_000 },
+    });
+    assert.ok(seen.length > 0);
+    const inSystem = seen.filter((relative) => /^(proc|sys|dev|run|usr|etc|boot)\//.test(relative));
+    assert.deepEqual(inSystem.slice(0, 5), []);
+    assert.ok(isSystemFolder('/proc') && isSystemFolder('/sys/') && !isSystemFolder('/home') && !isSystemFolder(scratch));
   });
 });

@@ -38,7 +38,7 @@ export type FakeServer =
 /** A tool list is shorthand for `{ tools }`. */
 export type FakeServerSpec = readonly unknown[] | FakeServer;
 
-export type ListingSourceMethod = 'listing' | 'ensure' | 'refresh' | 'clear' | 'stale' | 'dispose';
+export type ListingSourceMethod = 'listing' | 'ensure' | 'refresh' | 'clear' | 'stale' | 'isStale' | 'dispose';
 
 function normalize(spec: FakeServerSpec): FakeServer {
   return Array.isArray(spec) ? { tools: spec } : (spec as FakeServer);
@@ -100,7 +100,7 @@ interface Held {
 
 export class FakeListingSource implements ListingSource {
   /** How many times each method was called, so tests can say "one refresh, one fetch". */
-  readonly calls: Record<ListingSourceMethod, number> = { listing: 0, ensure: 0, refresh: 0, clear: 0, stale: 0, dispose: 0 };
+  readonly calls: Record<ListingSourceMethod, number> = { listing: 0, ensure: 0, refresh: 0, clear: 0, stale: 0, isStale: 0, dispose: 0 };
   /** The name of every server fetched, in order, one entry per fetch (trusted or not). */
   readonly fetched: string[] = [];
   /** The name of every server that was contacted (its trust allowed the fetch), one entry per fetch. */
@@ -163,6 +163,11 @@ export class FakeListingSource implements ListingSource {
     this.calls.stale++;
     // TTLs are not modelled: a fake listing stays fresh until the test changes it.
     return [];
+  }
+
+  isStale(): boolean {
+    this.calls.isStale++;
+    return false;
   }
 
   async dispose(): Promise<void> {

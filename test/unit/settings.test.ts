@@ -119,7 +119,12 @@ const zodSchema = zodSection({
     concurrency: zodCount(4).transform((value) => Math.max(1, value)),
     startTimeoutMs: zodCount(60_000).transform((value) => Math.max(100, value)),
   }),
-  workspaceScan: zodSection({ enable: zodFlag(true), maxFiles: zodCount(500) }),
+  workspaceScan: zodSection({
+    enable: zodFlag(true),
+    maxFiles: zodCount(500),
+    maxEntries: zodCount(100_000).transform((value) => Math.max(100, value)),
+    timeBudgetMs: zodCount(4_000).transform((value) => Math.max(100, value)),
+  }),
   servers: z.record(z.string(), z.unknown()).catch(() => ({})),
   history: zodSection({ logGlobs: z.array(z.string()).catch(() => ['**/*.events.jsonl']), store: z.string().transform((value) => value.trim()).catch('') }),
   sources: zodSection({
@@ -130,7 +135,7 @@ const zodSchema = zodSection({
 });
 
 test('settings read as the zod schema they replaced reads them, on arbitrary input', () => {
-  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'startTimeoutMs', 'workspaceScan', 'maxFiles', 'servers', 'history', 'logGlobs', 'store', 'sources', 'connectorFunctions', 'invokeFunctions', 'maxFileBytes', 'other'];
+  const names = ['trace', 'server', 'validate', 'enable', 'debounceMs', 'verify', 'requestTimeoutMs', 'minTtlSeconds', 'ttlSeconds', 'concurrency', 'startTimeoutMs', 'workspaceScan', 'maxFiles', 'maxEntries', 'timeBudgetMs', 'servers', 'history', 'logGlobs', 'store', 'sources', 'connectorFunctions', 'invokeFunctions', 'maxFileBytes', 'other'];
   const leaf = fc.oneof(
     fc.constantFrom(null, true, false, 0, -0, -1, 0.5, 99_999, 1e300, '', 'off', 'messages', 'verbose', 'x', '**/*.log'),
     fc.double(),

@@ -23,6 +23,8 @@ export interface ListingSource {
   clear(): Promise<void>;
   /** Definitions whose listing is stale (TTL expired). */
   stale(): ServerDefinition[];
+  /** Whether one definition's listing is stale (TTL expired), without walking every server. */
+  isStale(definition: ServerDefinition): boolean;
   /** Closes every session and ends every server process. */
   dispose(): Promise<void>;
 }

@@ -20,13 +20,15 @@
  *   `onDidChange` or the publications it causes.
  */
 import * as path from 'node:path';
-import { analyzeDocument, blueprintOf, connectorOf, definesServers, type DocumentAnalysis, type DocumentKind, documentKindOf, holdsAnything, type ModuleAccess, reanalyzeDocument } from '../core/documents/documents';
+import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, type DocumentKind, documentKindOf, holdsAnything, type ModuleAccess, reanalyzeDocument } from '../core/documents/documents';
 import { kindOfFile } from '../core/documents/kinds/registry';
 import { BUILT_IN_SOURCE_NAMES, type SourceNames, sourceNamesKey } from '../core/documents/source/sourceNames';
-import { definedIn, type ServerDefinition, ServerRegistry } from '../core/verify/registry';
+import { connectorServers, definedIn, type ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { ServerListing, VerificationResult } from '../core/verify/verify';
 import type { ParsedPin } from '../core/pins/pins';
+import { ConnectorIndex } from './connectorIndex';
 import type { ListingSource } from './listingSource';
+import type { WalkBudget, WalkCut } from '../io/fileFinder';
 import { PinStoreReader } from './pinStore';
 import { isPolicyFile, type PolicyFile, PolicyReader } from './policyFile';
 import { type AnalyzedDocument, definitionsNeeded, listingsFrom, readFolderInputs, verifyDocument } from './verifyWorkspace';
@@ -43,10 +45,19 @@ export const STALE_CHECK_MS = 15_000;
 /** The file access the live workspace needs, injected (the language server gives Node's fs). */
 export interface WorkspaceFileSystem {
   readFile(file: string): Promise<string | undefined>;
-  /** Toolpin documents under a folder (never inside node_modules or .git), at most `limit`. */
-  findDocuments(folder: string, limit: number, names?: SourceNames): Promise<string[]>;
+  /**
+   * Toolpin documents under a folder (never inside node_modules or .git), at most `limit`; with a
+   * `walk`, the search stops when its budget is spent and says so through `walk.onCut`.
+   */
+  findDocuments(folder: string, limit: number, names?: SourceNames, walk?: ScanWalk): Promise<string[]>;
   /** The file names in a folder, or undefined when it does not exist. */
   listFolder?(folder: string): Promise<string[] | undefined>;
+}
+
+/** The bound of one workspace folder's search, and who hears that it was reached. */
+export interface ScanWalk {
+  readonly budget: WalkBudget;
+  readonly onCut: (cut: WalkCut) => void;
 }
 
 export interface LiveWorkspaceOptions {
@@ -117,6 +128,13 @@ export class LiveWorkspace {
   private readonly sourceNames = new Map<string, SourceNames>();
   private readonly sourceNamesKeys = new Map<string, string>();
   private readonly registries = new Map<string, Promise<ServerRegistry>>();
+  /** The server definitions of the connector documents, per folder (see engine/connectorIndex.ts). */
+  private readonly connectors = new ConnectorIndex();
+  /**
+   * The documents with a pinned step (blueprints, source modules): the only ones a listing or a
+   * change of servers can concern besides connectors, so those events walk these, not every document.
+   */
+  private readonly pinningDocuments = new Set<string>();
   private readonly listeners: Array<(paths: string[]) => void> = [];
   private readonly requested = new Set<ServerDefinition>();
   private readonly store: PinStoreReader;
@@ -193,6 +211,7 @@ export class LiveWorkspace {
   announceFolders(folders: readonly string[]): void {
     this.folders = [...folders];
     this.registries.clear();
+    this.reindexConnectors();
     this.beginScan();
   }
 
@@ -208,17 +227,22 @@ export class LiveWorkspace {
     return this.scanning !== undefined;
   }
 
-  /** Sets the workspace folders and scans them for documents (up to `limit` files in all). */
-  async setFolders(folders: readonly string[], limit: number): Promise<void> {
+  /**
+   * Sets the workspace folders and scans them for documents (up to `limit` files in all; each
+   * folder's search within `walk`'s budget when given, told to `walk.onCut` with the folder).
+   */
+  async setFolders(folders: readonly string[], limit: number, walk?: { readonly budget: WalkBudget; readonly onCut: (folder: string, cut: WalkCut) => void }): Promise<void> {
     this.folders = [...folders];
     this.registries.clear();
+    this.reindexConnectors();
     this.beginScan();
     try {
       await this.readSourceNames();
       let remaining = limit;
       for (const folder of this.folders) {
         if (remaining <= 0) break;
-        const found = await this.options.fileSystem.findDocuments(folder, remaining, this.namesOf(folder));
+        const bound = walk ? { budget: walk.budget, onCut: (cut: WalkCut) => walk.onCut(folder, cut) } : undefined;
+        const found = await this.options.fileSystem.findDocuments(folder, remaining, this.namesOf(folder), bound);
         remaining -= found.length;
         for (const file of found) if (!this.documents.has(file)) await this.loadFromDisk(file);
       }
@@ -233,24 +257,53 @@ export class LiveWorkspace {
     this.fire(this.paths());
   }
 
-  private async loadFromDisk(file: string): Promise<void> {
+  /**
+   * Reads a document from the disk (an editor does not hold it). When the servers its folder gets
+   * from it changed, the names they touch (see `put`); otherwise undefined.
+   */
+  private async loadFromDisk(file: string): Promise<ReadonlySet<string> | undefined> {
     const kind = documentKindOf(file);
-    if (!kind) return;
+    if (!kind) return undefined;
     const text = await this.options.fileSystem.readFile(file);
     // An editor that opened the file while it was being read holds it now: its text wins.
-    if (this.documents.get(file)?.open) return;
-    if (text === undefined) {
-      this.documents.delete(file);
-      return;
-    }
-    const analysis = this.analyze(kind, text, file, this.namesOf(file));
+    const existing = this.documents.get(file);
+    if (existing?.open) return undefined;
+    if (text === undefined) return this.put(file, undefined);
+    const names = this.namesOf(file);
+    // The disk holds what was analyzed already (an editor closed a saved document, a watcher
+    // reports a save): the analysis stands, and nothing that depends on it is redone.
+    if (existing && existing.text === text && existing.names === names && holdsAnything(existing.analysis)) return undefined;
+    const analysis = this.analyze(kind, text, file, names);
     // A module without pins is not kept unless an editor holds it: a watcher reports every
     // TypeScript file a build writes, and none of them is a document.
-    if (!holdsAnything(analysis)) {
-      this.documents.delete(file);
-      return;
-    }
-    this.documents.set(file, { text, open: false, analysis, names: this.namesOf(file) });
+    if (!holdsAnything(analysis)) return this.put(file, undefined);
+    return this.put(file, { text, open: false, analysis, names });
+  }
+
+  /**
+   * Sets (or removes) a document and files its servers in the connector index. When its folder's
+   * servers changed, the server names the change touches: the caller then calls `serversChanged`.
+   */
+  private put(file: string, state: DocumentState | undefined): ReadonlySet<string> | undefined {
+    if (state) this.documents.set(file, state);
+    else this.documents.delete(file);
+    if (state && (blueprintOf(state.analysis)?.steps ?? []).some((step) => step.mcp?.pin)) this.pinningDocuments.add(file);
+    else this.pinningDocuments.delete(file);
+    return this.indexConnector(file, state);
+  }
+
+  private indexConnector(file: string, state: DocumentState | undefined): ReadonlySet<string> | undefined {
+    const model = state ? connectorOf(state.analysis) : undefined;
+    // A git: or vscode-vfs: copy of a connector declares nothing the folder runs.
+    if (!model || !isLocalPath(file)) return this.connectors.delete(file);
+    const folder = this.folderOf(file);
+    return this.connectors.set(file, folder, connectorServers(file, model, folder));
+  }
+
+  /** Files every document's servers again (the folders changed, and with them each file's folder). */
+  private reindexConnectors(): void {
+    this.connectors.clear();
+    for (const [file, state] of this.documents) this.indexConnector(file, state);
   }
 
   /** An editor opened or changed a document. */
@@ -271,8 +324,9 @@ export class LiveWorkspace {
     // A keystroke re-reads only what it touched (the previous analysis is handed over for good).
     // A source file read with other names (the settings changed) is read again in full.
     const analysis = this.analyze(kind, text, file, names, existing && existing.names === names ? existing : undefined);
-    this.documents.set(file, { text, open: true, analysis, names });
-    if (definesServers(existing?.analysis) || definesServers(analysis)) this.invalidateRegistry(this.folderOf(file));
+    const changed = this.put(file, { text, open: true, analysis, names });
+    // The caller checks this document itself; the others its servers serve are announced.
+    if (changed) this.fire(this.serversChanged(file, changed));
     this.importersChanged(file);
     return analysis;
   }
@@ -320,10 +374,8 @@ export class LiveWorkspace {
     const state = this.documents.get(file);
     if (!state) return;
     state.open = false;
-    const before = state.analysis;
-    await this.loadFromDisk(file);
-    if (definesServers(before) || definesServers(this.documents.get(file)?.analysis)) this.invalidateRegistry(this.folderOf(file));
-    this.fire([file]);
+    const changed = await this.loadFromDisk(file);
+    this.fire(changed ? [file, ...this.serversChanged(file, changed)] : [file]);
     this.importersChanged(file);
   }
 
@@ -344,13 +396,11 @@ export class LiveWorkspace {
     const state = this.documents.get(file);
     if (state?.open) return;
     const before = state?.analysis;
-    if (deleted) this.documents.delete(file);
-    else await this.loadFromDisk(file);
+    const changed = deleted ? this.put(file, undefined) : await this.loadFromDisk(file);
     this.importersChanged(file);
     const after = this.documents.get(file)?.analysis;
-    if (definesServers(before) || definesServers(after)) {
-      this.invalidateRegistry(this.folderOf(file));
-      this.fire(this.paths());
+    if (changed) {
+      this.fire([file, ...this.serversChanged(file, changed)]);
     } else if (before || after) {
       this.fire([file]);
     }
@@ -401,6 +451,27 @@ export class LiveWorkspace {
   }
 
   /**
+   * A document changed the servers of its folder (`names` are those it defined and defines): the
+   * folder's registry is dropped, and the other documents whose verification may change are
+   * returned: those of the folder with a pin on one of these servers or on no named server (it
+   * is looked for among all of them), and the other definitions of these names (shadowing).
+   * Documents that use none of them are not checked again, so that opening a thousand connectors
+   * costs a thousand checks, not a million.
+   */
+  private serversChanged(file: string, names: ReadonlySet<string>): string[] {
+    const folder = this.folderOf(file);
+    this.invalidateRegistry(folder);
+    const dependents = new Set<string>();
+    for (const other of this.pinningDocuments) {
+      const steps = blueprintOf(this.documents.get(other)!.analysis)?.steps ?? [];
+      if (steps.some((step) => step.mcp?.pin && (!step.mcp.server || names.has(step.mcp.server.value))) && this.folderOf(other) === folder) dependents.add(other);
+    }
+    for (const name of names) for (const other of this.connectors.pathsDefining(folder, name)) dependents.add(other);
+    dependents.delete(file);
+    return [...dependents];
+  }
+
+  /**
    * The registry of a folder, built from its connector documents and mcp.json files. While the
    * workspace scan runs, it waits for the scan's end, so that it is built from every connector.
    */
@@ -408,15 +479,10 @@ export class LiveWorkspace {
     while (this.scanning) await this.scanning.done;
     let registry = this.registries.get(folder);
     if (!registry) {
-      const connectors = [...this.documents.entries()]
-        .flatMap(([file, state]) => {
-          const model = connectorOf(state.analysis);
-          // A git: or vscode-vfs: copy of a connector declares nothing the folder runs.
-          return model && isLocalPath(file) && this.folderOf(file) === folder ? [{ path: file, model }] : [];
-        });
       registry = buildWorkspaceRegistry({
         workspaceFolder: folder,
-        connectors,
+        connectors: [],
+        connectorDefinitions: this.connectors.definitions(folder),
         readFile: (file) => this.options.fileSystem.readFile(file),
         userServers: this.options.userServers(),
         variables: { env: this.options.env, ...(this.options.userHome ? { userHome: this.options.userHome } : {}) },
@@ -475,18 +541,11 @@ export class LiveWorkspace {
   private async structureOnly(document: AnalyzedDocument, folder: string, folderRegistry: ServerRegistry): Promise<VerificationResult & { registry: ServerRegistry }> {
     const own = connectorOf(document);
     const registry = own
-      ? await buildWorkspaceRegistry({ workspaceFolder: folder, connectors: [...this.localConnectors(folder), { path: document.path, model: own }], readFile: (file) => this.options.fileSystem.readFile(file), userServers: this.options.userServers(), variables: { env: this.options.env, ...(this.options.userHome ? { userHome: this.options.userHome } : {}) } })
+      ? await buildWorkspaceRegistry({ workspaceFolder: folder, connectorDefinitions: this.connectors.definitions(folder), connectors: [{ path: document.path, model: own }], readFile: (file) => this.options.fileSystem.readFile(file), userServers: this.options.userServers(), variables: { env: this.options.env, ...(this.options.userHome ? { userHome: this.options.userHome } : {}) } })
       : folderRegistry;
     const notLocal: ServerListing = { status: 'unavailable', reason: 'untrusted-workspace', message: NOT_A_LOCAL_FILE };
     const result = verifyDocument(document, { registry, listingFor: () => notLocal, now: this.options.now() });
     return { ...result, registry };
-  }
-
-  private localConnectors(folder: string): Array<{ path: string; model: NonNullable<ReturnType<typeof connectorOf>> }> {
-    return [...this.documents.entries()].flatMap(([file, state]) => {
-      const model = connectorOf(state.analysis);
-      return model && isLocalPath(file) && this.folderOf(file) === folder ? [{ path: file, model }] : [];
-    });
   }
 
   /** Whether live verification runs (the `toolpin.verify.enable` setting). */
@@ -537,10 +596,10 @@ export class LiveWorkspace {
   /** Fetches listings that are missing or stale, each on its own, and reports each arrival. */
   private request(definitions: readonly ServerDefinition[]): void {
     const inventory = this.options.inventory();
-    const stale = new Set(inventory.stale());
     for (const definition of definitions) {
       const known = inventory.listing(definition);
-      if (known && !stale.has(definition)) continue;
+      // Asked per definition: a walk of every server here would make each check cost O(servers).
+      if (known && !inventory.isStale(definition)) continue;
       if (this.requested.has(definition)) continue;
       this.requested.add(definition);
       void inventory
@@ -555,11 +614,15 @@ export class LiveWorkspace {
 
   /** Documents whose verification may depend on a definition's listing. */
   pathsUsing(definition: ServerDefinition): string[] {
-    const using = [...this.documents].filter(([file, state]) => {
-      if (connectorOf(state.analysis) && definition.origin.file === file) return true;
-      return (blueprintOf(state.analysis)?.steps ?? []).some((step) => step.mcp?.pin && (!step.mcp.server || step.mcp.server.value === definition.name));
-    });
-    return using.map(([file]) => file);
+    const using = new Set<string>();
+    const origin = definition.origin.file;
+    const defining = origin !== undefined ? this.documents.get(origin) : undefined;
+    if (origin !== undefined && defining && connectorOf(defining.analysis)) using.add(origin);
+    for (const file of this.pinningDocuments) {
+      const steps = blueprintOf(this.documents.get(file)!.analysis)?.steps ?? [];
+      if (steps.some((step) => step.mcp?.pin && (!step.mcp.server || step.mcp.server.value === definition.name))) using.add(file);
+    }
+    return [...using];
   }
 
   /**
@@ -571,7 +634,7 @@ export class LiveWorkspace {
     const inventory = this.options.inventory();
     let definition: ServerDefinition | undefined;
     if (kind === 'tool') {
-      definition = registry.definitions.find((candidate) => definedIn(candidate, file) && candidate.name === server);
+      definition = registry.definedIn(file).find((candidate) => definedIn(candidate, file) && candidate.name === server);
     } else if (server) {
       definition = registry.get(server);
     } else {
@@ -599,9 +662,22 @@ export class LiveWorkspace {
   }
 
   /** All named servers of a file's folder with their listings, for completion. */
-  async servers(file: string): Promise<Array<{ definition: ServerDefinition; listing: ServerListing | undefined }>> {
-    const registry = await this.registry(this.folderOf(file));
-    return registry.named().map((definition) => ({ definition, listing: this.options.inventory().listing(definition) }));
+  servers(file: string): Promise<Array<{ definition: ServerDefinition; listing: ServerListing | undefined }>> {
+    return this.serversIn(this.folderOf(file));
+  }
+
+  /** All named servers of a folder with their listings. */
+  async serversIn(folder: string): Promise<Array<{ definition: ServerDefinition; listing: ServerListing | undefined }>> {
+    const registry = await this.registry(folder);
+    const inventory = this.options.inventory();
+    return registry.named().map((definition) => ({ definition, listing: inventory.listing(definition) }));
+  }
+
+  /** The folders of every document the workspace knows, each once, in the order of `paths()`. */
+  documentFolders(): string[] {
+    const folders = new Set<string>();
+    for (const file of this.documents.keys()) folders.add(this.folderOf(file));
+    return [...folders];
   }
 
   /** The store entry text of a pin, when the folder's store has it. */

@@ -28,7 +28,8 @@ export const nodeFileSystem = {
       return undefined;
     }
   },
-  findDocuments: (folder, limit, names?) => findFiles(folder, { match: isDocumentName, accept: names ? acceptDocumentWith(names) : acceptDocument, gitignore: true, limit }),
+  findDocuments: (folder, limit, names?, walk?) =>
+    findFiles(folder, { match: isDocumentName, accept: names ? acceptDocumentWith(names) : acceptDocument, gitignore: true, limit, ...(walk ? { budget: walk.budget, onCut: walk.onCut } : {}) }),
 } satisfies WorkspaceFileSystem;
 
 /** A path that could not be searched, and why (a system error code or message). */

@@ -26,7 +26,7 @@ export function verifyAnalyzed(document: AnalyzedDocument, registry: ServerRegis
   const connector = connectorOf(document);
   const results = [
     ...(blueprint ? [verifyBlueprint(blueprint, context)] : []),
-    ...(connector ? [verifyConnector(document.path, connector, registry.definitions, context)] : []),
+    ...(connector ? [verifyConnector(document.path, connector, registry.definedIn(document.path), context)] : []),
     ...(unreadPinsOf(document).length > 0 ? [unreadPinsResult(unreadPinsOf(document))] : []),
     ...(computedPinsOf(document).length > 0 ? [computedPinsResult(computedPinsOf(document))] : []),
   ];
@@ -71,7 +71,7 @@ export function definitionsNeeded(documents: readonly AnalyzedDocument[], regist
       }
     }
     if (connectorOf(document)) {
-      for (const definition of registry.definitions) {
+      for (const definition of registry.definedIn(document.path)) {
         if (definedIn(definition, document.path)) needed.add(definition);
       }
     }

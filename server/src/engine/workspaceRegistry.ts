@@ -13,6 +13,12 @@ export interface RegistryInputs {
   readonly workspaceFolder: string;
   /** Connector documents of this folder, already analyzed. */
   readonly connectors: ReadonlyArray<{ readonly path: string; readonly model: ConnectorModel }>;
+  /**
+   * Server definitions of connector documents made earlier (`connectorServers`) and already in
+   * path order; they come before those of `connectors`. The language server keeps them between
+   * builds, so that a server keeps its identity (and its listing) and a build costs no re-reading.
+   */
+  readonly connectorDefinitions?: readonly ServerDefinition[];
   /** Reads a file, or undefined when it does not exist or cannot be read. */
   readonly readFile: (file: string) => Promise<string | undefined>;
   /** User-level servers (an mcp.json-style `servers` object), e.g. from an editor setting. */
@@ -22,7 +28,7 @@ export interface RegistryInputs {
 
 export async function buildWorkspaceRegistry(inputs: RegistryInputs): Promise<ServerRegistry> {
   const context: VariableContext = { ...inputs.variables, workspaceFolder: inputs.workspaceFolder };
-  const definitions: ServerDefinition[] = [];
+  const definitions: ServerDefinition[] = [...(inputs.connectorDefinitions ?? [])];
   for (const connector of [...inputs.connectors].sort((a, b) => a.path.localeCompare(b.path))) {
     definitions.push(...connectorServers(connector.path, connector.model, inputs.workspaceFolder));
   }

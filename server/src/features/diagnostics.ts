@@ -11,11 +11,12 @@
  * Every publication also records the pin counts it was computed from (`published()`), and
  * `onDidPublish` listeners hear of it: status displays and code lenses follow the diagnostics the
  * editor shows, not a separate computation that could lag behind them. Editing a connector in an
- * editor re-checks the other documents of its folder, whose servers it may define.
+ * editor so that its servers change re-checks the documents of its folder that use those servers
+ * (the workspace names them through `onDidChange`).
  */
 import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { documentKindOf, editMayChangeServers } from '../core/documents/documents';
+import { documentKindOf } from '../core/documents/documents';
 import { parsePolicy } from '../core/verify/policy';
 import { isPolicyFile } from '../engine/policyFile';
 import { capProblems } from '../core/problems';
@@ -59,8 +60,6 @@ export function registerDiagnostics(
   /** Pin counts per published URI; a document published with no diagnostics is still counted. */
   const counts = new Map<string, PinCounts>();
   const listeners: Array<(uri: string) => void> = [];
-  /** Open connectors edited since their last check: once checked, their folder is checked again. */
-  const editedConnectors = new Set<string>();
   const announce = (uri: string): void => {
     for (const listener of listeners) listener(uri);
   };
@@ -94,11 +93,6 @@ export function registerDiagnostics(
     counts.set(uri, pins);
     notifySafely(() => connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }));
     announce(uri);
-    // The edited connector's servers serve the blueprints of its folder: their verdicts may change.
-    if (editedConnectors.delete(uri)) {
-      const folder = workspace.folderOf(file);
-      for (const other of workspace.paths()) if (other !== file && workspace.folderOf(other) === folder) schedule(pathToUri(other), 0);
-    }
   };
 
   const publishSafely = (uri: string): void => {
@@ -114,7 +108,6 @@ export function registerDiagnostics(
     publishSafely,
     schedule,
     publishPolicy,
-    connectorEdited: (uri) => editedConnectors.add(uri),
     forget: (uri) => {
       pending.get(uri)?.dispose();
       pending.delete(uri);
@@ -190,8 +183,6 @@ interface DocumentEventHandlers {
   publishSafely(uri: string): void;
   schedule(uri: string, delay: number): void;
   publishPolicy(uri: string): void;
-  /** An open connector (or a source that defines connectors) was edited. */
-  connectorEdited(uri: string): void;
   /** A document closed: its pending check is dropped. */
   forget(uri: string): void;
   closeFailed(file: string, error: unknown): void;
@@ -200,15 +191,9 @@ interface DocumentEventHandlers {
 /** Open, edit and close of documents: a check at once, after the debounce, and on close. */
 function listenToDocuments(documents: TextDocuments<TextDocument>, workspace: LiveWorkspace, settings: SettingsView, handlers: DocumentEventHandlers): void {
   documents.onDidOpen((event) => handlers.publishSafely(event.document.uri));
-  documents.onDidChangeContent((event) => {
-    // A source file counts as a connector when it defined connector instances at its last check.
-    const edited = uriToPath(event.document.uri);
-    const previous = workspace.analysis(edited);
-    if (editMayChangeServers(edited, previous)) {
-      handlers.connectorEdited(event.document.uri);
-    }
-    handlers.schedule(event.document.uri, settings.current().validate.debounceMs);
-  });
+  // An edited connector whose servers changed has the workspace announce the documents those
+  // servers serve (LiveWorkspace.setOpenDocument); they are checked again as every announced one is.
+  documents.onDidChangeContent((event) => handlers.schedule(event.document.uri, settings.current().validate.debounceMs));
   documents.onDidClose((event) => {
     handlers.forget(event.document.uri);
     const file = uriToPath(event.document.uri);

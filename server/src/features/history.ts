@@ -26,6 +26,7 @@ import {
 } from '../core/history/history';
 import type { LiveWorkspace } from '../engine/liveWorkspace';
 import { findLogFiles, LogSet } from '../history/logReader';
+import type { WalkBudget, WalkCut } from '../io/fileFinder';
 import { HistoryChangedNotification, HistoryExecutionsRequest, HistoryRequest, type HistoryViewReport, LocateStepRequest } from '../protocol';
 import type { ServerRuntime } from '../runtime';
 import type { SettingsView } from '../settings';
@@ -59,12 +60,16 @@ export interface HistoryFeature {
   dispose(): void;
 }
 
+/** The bound of one search of a workspace folder for logs, and who hears that it was reached. */
+export type LogSearchBound = () => { readonly budget: WalkBudget; readonly onCut: (folder: string, cut: WalkCut) => void };
+
 export function registerHistory(
   connection: Connection,
   workspace: LiveWorkspace,
   settings: SettingsView,
   runtime: Pick<ServerRuntime, 'setTimeout'>,
   storeAccess: Omit<StoreAccess, 'changed' | 'log'>,
+  logSearch?: LogSearchBound,
 ): HistoryFeature {
   let folders: string[] = [];
   const model = new HistoryModel();
@@ -74,7 +79,11 @@ export function registerHistory(
   const discover = async (): Promise<string[]> => {
     const found: string[] = [];
     // history.logGlobs is resource-scoped: each workspace folder has its own.
-    for (const folder of folders) found.push(...(await findLogFiles(folder, (await settings.forFolder(folder)).history.logGlobs)));
+    for (const folder of folders) {
+      const bound = logSearch?.();
+      const walk = bound ? { budget: bound.budget, onCut: (cut: WalkCut) => bound.onCut(folder, cut) } : undefined;
+      found.push(...(await findLogFiles(folder, (await settings.forFolder(folder)).history.logGlobs, walk)));
+    }
     return found;
   };
   const idOf = (file: string): string => {

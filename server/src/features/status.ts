@@ -20,6 +20,14 @@ import { type DiagnosticsFeature, emptyPinCounts, type PinCounts } from './diagn
  */
 export const STATUS_DEBOUNCE_MS = 50;
 
+/**
+ * A status costs time in proportion to the workspace's servers and documents; the wait before the
+ * next one is at least this many times what the last one cost, so that in a long burst of events
+ * (thousands of documents opened, closed or listed) statuses take a bounded share of the time
+ * instead of one full status per short pause.
+ */
+export const STATUS_COST_FACTOR = 4;
+
 /** The status from the published pin counts and the servers of the workspace's documents. */
 export async function computeStatus(workspace: LiveWorkspace, published: ReadonlyMap<string, PinCounts>): Promise<StatusParams> {
   const pins = emptyPinCounts();
@@ -32,8 +40,10 @@ export async function computeStatus(workspace: LiveWorkspace, published: Readonl
   }
   const servers = new Map<string, ServerStatus>();
   const live = workspace.liveVerification();
-  for (const file of workspace.paths()) {
-    for (const { definition, listing } of await workspace.servers(file)) {
+  // Per folder, not per document: every document of a folder has the same servers, and a walk of
+  // each document's servers would cost documents × servers per status.
+  for (const folder of workspace.documentFolders()) {
+    for (const { definition, listing } of await workspace.serversIn(folder)) {
       if (servers.has(definition.name)) continue;
       servers.set(definition.name, {
         name: definition.name,
@@ -50,18 +60,24 @@ export async function computeStatus(workspace: LiveWorkspace, published: Readonl
 export function registerStatus(connection: Connection, workspace: LiveWorkspace, diagnostics: DiagnosticsFeature, runtime: ServerRuntime): { schedule(): void } {
   let timer: Timer | undefined;
   let last = '';
+  let lastCostMs = 0;
   const send = async (): Promise<void> => {
     timer = undefined;
-    const status = await runSafe(connection.console, 'status', undefined, undefined, () => computeStatus(workspace, diagnostics.published()));
-    if (!status || !('pins' in status)) return;
-    const text = JSON.stringify(status);
-    if (text === last) return;
-    last = text;
-    notifySafely(() => connection.sendNotification(StatusNotification, status));
+    const started = Date.now();
+    try {
+      const status = await runSafe(connection.console, 'status', undefined, undefined, () => computeStatus(workspace, diagnostics.published()));
+      if (!status || !('pins' in status)) return;
+      const text = JSON.stringify(status);
+      if (text === last) return;
+      last = text;
+      notifySafely(() => connection.sendNotification(StatusNotification, status));
+    } finally {
+      lastCostMs = Date.now() - started;
+    }
   };
   const schedule = (): void => {
     timer?.dispose();
-    timer = runtime.setTimeout(() => void send(), STATUS_DEBOUNCE_MS);
+    timer = runtime.setTimeout(() => void send(), Math.max(STATUS_DEBOUNCE_MS, STATUS_COST_FACTOR * lastCostMs));
   };
   // Listing changes alter the servers' states; publications alter the pin counts.
   workspace.onDidChange(() => schedule());

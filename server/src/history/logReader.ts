@@ -7,7 +7,7 @@
  * - {@link LogSet} ties discovery, readers and one model together.
  */
 import type { Execution, HistoryKey, HistoryModel } from '../core/history/history';
-import { findFiles, globMatcher } from '../io/fileFinder';
+import { findFiles, globMatcher, type WalkBudget, type WalkCut } from '../io/fileFinder';
 import { DEFAULT_LOG_GLOB, errorCode, LogReader, type LogReaderOptions, NotARegularFile, type ResetReason } from './logFile';
 
 export * from './logFile';
@@ -24,8 +24,8 @@ export { globToRegExp, isGlob, splitGlob } from '../io/fileFinder';
  * `.cache`, `dist`, …) nor follows symbolic links to folders. `.gitignore` is not honoured here:
  * dispatch logs are runtime output, which projects usually keep out of version control.
  */
-export async function findLogFiles(root: string, globs: readonly string[] = [DEFAULT_LOG_GLOB]): Promise<string[]> {
-  return findFiles(root, { match: globMatcher(globs), gitignore: false });
+export async function findLogFiles(root: string, globs: readonly string[] = [DEFAULT_LOG_GLOB], walk?: { readonly budget: WalkBudget; readonly onCut: (cut: WalkCut) => void }): Promise<string[]> {
+  return findFiles(root, { match: globMatcher(globs), gitignore: false, ...(walk ? { budget: walk.budget, onCut: walk.onCut } : {}) });
 }
 
 // ---------------------------------------------------------------------------------------------

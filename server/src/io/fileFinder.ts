@@ -16,7 +16,13 @@
  * - Symbolic links to files are followed; symbolic links to folders never are (no cycles, no
  *   leaving the tree).
  * - The walk is asynchronous: every directory read is awaited, so a large tree never blocks the
- *   event loop of the language server.
+ *   event loop of the language server, and it yields to other work every {@link YIELD_EVERY_ENTRIES}
+ *   entries besides.
+ * - {@link SYSTEM_FOLDERS} (the kernel's and the operating system's own trees: `/proc`, `/sys`,
+ *   `/dev`, `C:\Windows`, …) are never entered below the folder searched, so a walk of the disk
+ *   root (an editor that opened `file:///`) reads no pseudo-files and no system tree.
+ * - A walk may be given a budget (`budget`: entries visited and time); when it is spent the walk
+ *   stops, returns what it found and says so once (`onCut`).
  */
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -46,6 +52,115 @@ export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
   '.next',
   '.turbo',
 ]);
+
+/**
+ * Absolute folders never entered below the folder searched: pseudo-file systems (reading them
+ * never ends or blocks), devices, and the operating system's own trees, which hold no workspace's
+ * documents. Compared case-insensitively on Windows.
+ */
+export const SYSTEM_FOLDERS: readonly string[] = [
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/boot',
+  '/lost+found',
+  '/snap',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/usr',
+  '/etc',
+  '/var/lib',
+  '/var/cache',
+  '/var/log',
+  '/var/run',
+  '/mnt',
+  '/media',
+  '/System',
+  '/Library',
+  '/Applications',
+  '/Volumes',
+  '/private',
+  '/cores',
+  'C:\\Windows',
+  'C:\\Program Files',
+  'C:\\Program Files (x86)',
+  'C:\\ProgramData',
+  'C:\\$Recycle.Bin',
+  'C:\\System Volume Information',
+];
+
+const systemFolders = new Set(SYSTEM_FOLDERS);
+const windowsSystemFolders = new Set(SYSTEM_FOLDERS.map((folder) => folder.toLowerCase()));
+
+/** True for a folder of {@link SYSTEM_FOLDERS} (any drive letter on Windows). */
+export function isSystemFolder(folder: string): boolean {
+  const normal = path.normalize(folder).replace(/(.)[\\/]+$/, '$1');
+  if (process.platform === 'win32') return windowsSystemFolders.has(normal.replace(/^[A-Za-z]:/, 'c:').toLowerCase());
+  return systemFolders.has(normal);
+}
+
+/** How many directory entries a walk handles between two yields to the event loop. */
+export const YIELD_EVERY_ENTRIES = 2000;
+
+/** What a walk may spend: directory entries looked at, and time from its start. */
+export interface WalkBudget {
+  readonly maxEntries: number;
+  readonly maxMs: number;
+}
+
+/** Why and where a walk stopped before its end. */
+export interface WalkCut {
+  readonly reason: 'entries' | 'time';
+  readonly entries: number;
+  readonly elapsedMs: number;
+  readonly budget: WalkBudget;
+}
+
+/**
+ * The one budgeted walk for the file finder, timed with the monotonic clock. The
+ * language server's scans are budgeted; `toolpin check` walks what it is asked to, in full, so that
+ * its result never depends on the machine's speed.
+ */
+class WalkMeter {
+  private entries = 0;
+  private sinceYield = 0;
+  private readonly started = performance.now();
+  cut: WalkCut | undefined;
+
+  constructor(private readonly budget: WalkBudget | undefined) {}
+
+  /** Counts a folder's entries; false once the budget is spent (the walk then stops). */
+  count(entries: number): boolean {
+    this.entries += entries;
+    this.sinceYield += entries;
+    if (!this.budget || this.cut) return !this.cut;
+    const elapsedMs = performance.now() - this.started;
+    if (this.entries > this.budget.maxEntries) this.cut = { reason: 'entries', entries: this.entries, elapsedMs, budget: this.budget };
+    else if (elapsedMs > this.budget.maxMs) this.cut = { reason: 'time', entries: this.entries, elapsedMs, budget: this.budget };
+    return !this.cut;
+  }
+
+  /** Lets other work run (requests to the language server) after every few thousand entries. */
+  async yieldNow(): Promise<void> {
+    if (this.sinceYield < YIELD_EVERY_ENTRIES) return;
+    this.sinceYield = 0;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * The message of a walk that stopped early, naming the folder, what was spent and the settings that
+ * raise the bounds.
+ */
+export function walkCutMessage(root: string, cut: WalkCut, what: string): string {
+  const spent = cut.reason === 'entries' ? `${cut.budget.maxEntries.toLocaleString('en-US')} files and folders` : `${(cut.budget.maxMs / 1000).toLocaleString('en-US')} s`;
+  return `Toolpin stopped looking for ${what} in ${root} after ${spent} (${cut.entries.toLocaleString('en-US')} entries in ${(cut.elapsedMs / 1000).toFixed(1)} s): files beyond are not checked until they are opened. Open a smaller folder, or raise toolpin.workspaceScan.maxEntries / toolpin.workspaceScan.timeBudgetMs.`;
+}
 
 /**
  * The build outputs Toolpin reads (a kind's `buildOutput`: ObjectStack's compiled stack,
@@ -80,6 +195,10 @@ export interface FindFilesOptions {
   readonly limit?: number;
   /** Called for a folder that could not be read, or a matching path that is not a regular file (the walk goes on without it). */
   readonly onUnreadable?: (folder: string, reason: string) => void;
+  /** What the walk may spend; absent: no bound (the CLI). */
+  readonly budget?: WalkBudget;
+  /** Called once when the budget is spent and the walk stops early. */
+  readonly onCut?: (cut: WalkCut) => void;
 }
 
 interface IgnoreScope {
@@ -129,9 +248,16 @@ function isIgnored(scopes: readonly IgnoreScope[], relative: string, isFolder: b
 export async function findFiles(root: string, options: FindFilesOptions): Promise<string[]> {
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const found: string[] = [];
+  const meter = new WalkMeter(options.budget);
   const queue: Array<{ folder: string; relative: string; scopes: readonly IgnoreScope[] }> = [{ folder: root, relative: '', scopes: [] }];
-  while (queue.length > 0 && found.length < limit) {
-    const { folder, relative, scopes: parentScopes } = queue.shift()!;
+  // A queue read from its head by index: shift() on a queue of a disk's folders moves them all.
+  let head = 0;
+  while (head < queue.length && found.length < limit) {
+    const { folder, relative, scopes: parentScopes } = queue[head++]!;
+    if (head >= 4096 && head * 2 >= queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
     let entries: Dirent[];
     try {
       entries = await readdir(folder, { withFileTypes: true });
@@ -139,6 +265,8 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
       options.onUnreadable?.(folder, String(errorCode(error) ?? error));
       continue;
     }
+    if (!meter.count(entries.length)) break;
+    await meter.yieldNow();
     let scopes = parentScopes;
     if (options.gitignore && entries.some((entry) => entry.name === '.gitignore' && !entry.isDirectory())) {
       const scope = await gitignoreScope(folder, relative, options.onUnreadable);
@@ -152,7 +280,7 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
       const child = path.join(folder, entry.name);
       if (entry.isDirectory()) {
         for (const name of buildOutputsIn(entry.name)) await findBuildOutput(child, name, `${childRelative}/${name}`, options, found);
-        if (SKIPPED_FOLDERS.has(entry.name) || isIgnored(scopes, childRelative, true)) continue;
+        if (SKIPPED_FOLDERS.has(entry.name) || isSystemFolder(child) || isIgnored(scopes, childRelative, true)) continue;
         queue.push({ folder: child, relative: childRelative, scopes });
         continue;
       }
@@ -177,6 +305,7 @@ export async function findFiles(root: string, options: FindFilesOptions): Promis
     }
     for (const child of await Promise.all(accepting)) if (child !== undefined && found.length < limit) found.push(child);
   }
+  if (meter.cut) options.onCut?.(meter.cut);
   return found.sort();
 }
 

@@ -151,6 +151,12 @@ export class Inventory implements ListingSource {
     return [...this.entries.values()].filter((entry) => entry.listing && now >= entry.freshUntil).flatMap((entry) => [...entry.definitions]);
   }
 
+  /** Whether one definition's listing is stale: what `stale()` says of it, in constant time. */
+  isStale(definition: ServerDefinition): boolean {
+    const entry = this.entries.get(serverKey(definition));
+    return entry?.listing !== undefined && this.now >= entry.freshUntil;
+  }
+
   /** Closes every session and ends every server process. */
   async dispose(): Promise<void> {
     this.disposed = true;

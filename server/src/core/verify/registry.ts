@@ -227,6 +227,8 @@ export function connectorServers(file: string, model: ConnectorModel, workspaceF
 /** All definitions of a workspace, in source order, and the name → definition view. */
 export class ServerRegistry {
   private readonly byName = new Map<string, ServerDefinition>();
+  /** The definitions each file makes, built at the first `definedIn` (a workspace has thousands). */
+  private byFile: Map<string, ServerDefinition[]> | undefined;
   /** Definitions that lost their name to an earlier source. */
   readonly shadowed: ServerDefinition[] = [];
 
@@ -249,5 +251,19 @@ export class ServerRegistry {
 
   names(): string[] {
     return [...this.byName.keys()];
+  }
+
+  /** The definitions a file makes (its connector instances, or an mcp.json's entries), in order. */
+  definedIn(file: string): readonly ServerDefinition[] {
+    if (!this.byFile) {
+      this.byFile = new Map();
+      for (const definition of this.definitions) {
+        if (definition.origin.file === undefined) continue;
+        const list = this.byFile.get(definition.origin.file);
+        if (list) list.push(definition);
+        else this.byFile.set(definition.origin.file, [definition]);
+      }
+    }
+    return this.byFile.get(file) ?? [];
   }
 }
