@@ -227,14 +227,7 @@ async function pinDocuments(io: CliIo, args: PinArgs, verified: VerifiedWorkspac
 
   const removable = missing.filter((entry) => entry.kind === 'tool');
   const manual = missing.filter((entry) => entry.kind === 'schema');
-  for (const entry of missing) {
-    io.stdout(`${where(entry.document, entry.problem)}  MISSING  ${entry.tool}${entry.server ? ` on ${entry.server}` : ''}: ${entry.problem.message}\n`);
-    io.stdout(
-      entry.kind === 'tool'
-        ? `  ${args.removeMissing ? 'the snapshot entry will be removed' : 'toolpin pin --remove-missing --yes removes this snapshot entry'}\n\n`
-        : "  a blueprint step's tool cannot be re-pinned or removed automatically: edit the step (another tool, or no step)\n\n",
-    );
-  }
+  for (const entry of missing) showMissing(io, entry, args.removeMissing === true);
 
   const removals = args.removeMissing ? removable : [];
   const changes = repins.length + additions.length + removals.length;
@@ -291,6 +284,16 @@ async function pinDocuments(io: CliIo, args: PinArgs, verified: VerifiedWorkspac
   if (heldBack.length > 0) io.stdout(`${heldBack.length} security-class re-pin(s) left for review, one tool at a time.\n`);
   sayFirstPinsLeft(io, heldBackFirst, noFirstPin.length - manualFirstPins);
   return left > 0 || outcome.notWritten > 0 || outcome.refused > 0 || heldBack.length + heldBackFirst.length > 0 ? 1 : 0;
+}
+
+/** One missing pin and what can be done about it. */
+function showMissing(io: CliIo, entry: Missing, removeMissing: boolean): void {
+  io.stdout(`${where(entry.document, entry.problem)}  MISSING  ${entry.tool}${entry.server ? ` on ${entry.server}` : ''}: ${entry.problem.message}\n`);
+  io.stdout(
+    entry.kind === 'tool'
+      ? `  ${removeMissing ? 'the snapshot entry will be removed' : 'toolpin pin --remove-missing --yes removes this snapshot entry'}\n\n`
+      : "  a blueprint step's tool cannot be re-pinned or removed automatically: edit the step (another tool, or no step)\n\n",
+  );
 }
 
 /** "Wrote N re-pin(s) and M first pin(s) in F file(s) and their entries in .toolpin/store." */

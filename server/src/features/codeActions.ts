@@ -380,24 +380,14 @@ function quickFixesFor(
           title: `Pin "${data.tool}" at ${data.live}`,
           kind: CodeActionKind.QuickFix,
           diagnostics: [diagnostic],
-          ...storeCommandOf(document, [data], options), edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live, editOptions), entries, options),
+          edit: buildWorkspaceEdit(document, setSnapshotEntryEdits(text, instance, data.tool, data.live, editOptions), entries, options),
+          ...storeCommandOf(document, [data], options),
         },
       ];
     }
     case 'TP408':
-    case 'TP409': {
-      // A verified pin whose tool changed outside the pinned fields: accepting the change records
-      // the live definition under the same pin. Nothing in the document changes.
-      if (!options.canCreateFiles || !isOutsideThePinData(data) || containsKnownSecret(data.entry.content) || !readFullDefinition(data.entry.content, data.tool)) return [];
-      return [
-        {
-          title: `Accept the new definition of "${data.tool}" (record it in ${PIN_STORE_FOLDER})`,
-          kind: CodeActionKind.QuickFix,
-          diagnostics: [diagnostic],
-          edit: buildWorkspaceEdit(document, [], [{ folder, relativePath: data.entry.relativePath, content: data.entry.content }], options),
-        },
-      ];
-    }
+    case 'TP409':
+      return acceptDefinitionFixes(document, diagnostic, data, folder, options);
     case 'TP401': {
       if (!isUnservedPinData(data)) return [];
       const rename = renameActions(document, diagnostic, data, workspace, folder, options, start);
@@ -448,6 +438,23 @@ function quickFixesFor(
     default:
       return [];
   }
+}
+
+/**
+ * TP408/TP409: a verified pin whose tool changed outside the pinned fields. Accepting the change
+ * records the live definition under the same pin; nothing in the document changes. Only for a
+ * client that can create files, and never for a definition holding a known secret.
+ */
+function acceptDefinitionFixes(document: TextDocument, diagnostic: Diagnostic, data: unknown, folder: string, options: EditBuilder): CodeAction[] {
+  if (!options.canCreateFiles || !isOutsideThePinData(data) || containsKnownSecret(data.entry.content) || !readFullDefinition(data.entry.content, data.tool)) return [];
+  return [
+    {
+      title: `Accept the new definition of "${data.tool}" (record it in ${PIN_STORE_FOLDER})`,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [diagnostic],
+      edit: buildWorkspaceEdit(document, [], [{ folder, relativePath: data.entry.relativePath, content: data.entry.content }], options),
+    },
+  ];
 }
 
 /**

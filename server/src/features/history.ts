@@ -76,23 +76,12 @@ export function registerHistory(
   const store = new StoreHistory({ ...storeAccess, changed: () => notify(), log: (line) => logSafely(connection.console, line) });
   /** Takes `toolpin.history.store` (window-scoped: one value for the server); true when it changed. */
   const configureStore = (): boolean => store.configure(settings.current().history.store);
-  const discover = async (): Promise<string[]> => {
-    const found: string[] = [];
-    // history.logGlobs is resource-scoped: each workspace folder has its own.
-    for (const folder of folders) {
-      const bound = logSearch?.();
-      const walk = bound ? { budget: bound.budget, onCut: (cut: WalkCut) => bound.onCut(folder, cut) } : undefined;
-      found.push(...(await findLogFiles(folder, (await settings.forFolder(folder)).history.logGlobs, walk)));
-    }
-    return found;
-  };
+  const discover = (): Promise<string[]> => discoverLogs(folders, settings, logSearch);
   const idOf = (file: string): string => {
     const folder = folders.find((candidate) => !path.relative(candidate, file).startsWith('..'));
     return folder ? path.relative(folder, file).split(path.sep).join('/') : file;
   };
   const logs = new LogSet(model, discover, idOf);
-  let updating: Promise<void> | undefined;
-  let following: Promise<void> | undefined;
   let rediscoverNext = true;
 
   const notify = (): void => notifySafely(() => connection.sendNotification(HistoryChangedNotification, { logs: logs.files().length }));
@@ -113,22 +102,11 @@ export function registerHistory(
    * Reads the logs; a call while a read runs gets one more read after it (which sees whatever that
    * call was for), shared by every call that arrives meanwhile.
    */
+  const readSerially = oneAtATime(() => readOnce().catch((error: unknown) => logSafely(connection.console, `toolpin: reading dispatch logs failed: ${String(error)}`)));
   const update = (options: { readonly rediscover?: boolean; readonly file?: string } = {}): Promise<void> => {
     // A change to a file that is not a known log may be a log created before the last walk.
     if (options.rediscover !== false || (options.file !== undefined && !logs.files().includes(options.file))) rediscoverNext = true;
-    if (updating) {
-      following ??= updating.then(() => {
-        following = undefined;
-        return update({ rediscover: false });
-      });
-      return following;
-    }
-    updating = readOnce()
-      .catch((error: unknown) => logSafely(connection.console, `toolpin: reading dispatch logs failed: ${String(error)}`))
-      .finally(() => {
-        updating = undefined;
-      });
-    return updating;
+    return readSerially();
   };
 
   // File events, not polling: where the client watches `**/*.jsonl` and every configured glob
@@ -182,6 +160,40 @@ export function registerHistory(
       store.dispose();
     },
   };
+}
+
+/** The dispatch logs of the folders, each searched with its own `history.logGlobs` (resource-scoped) within the search bound. */
+async function discoverLogs(folders: readonly string[], settings: SettingsView, logSearch: LogSearchBound | undefined): Promise<string[]> {
+  const found: string[] = [];
+  for (const folder of folders) {
+    const bound = logSearch?.();
+    const walk = bound ? { budget: bound.budget, onCut: (cut: WalkCut) => bound.onCut(folder, cut) } : undefined;
+    found.push(...(await findLogFiles(folder, (await settings.forFolder(folder)).history.logGlobs, walk)));
+  }
+  return found;
+}
+
+/**
+ * Runs `run` one at a time: a call while a run is under way gets one more run after it, which
+ * sees whatever that call was for, shared by every call that arrives meanwhile.
+ */
+function oneAtATime(run: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let following: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    if (running) {
+      following ??= running.then(() => {
+        following = undefined;
+        return start();
+      });
+      return following;
+    }
+    running = run().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  return start;
 }
 
 /** What the history's requests read of the feature's state. */
