@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pinKinds } from '../core/documents/kinds/registry';
+import { sourceOf } from '../core/documents/documents';
 import { LineIndex, type Position } from '../core/json/lineIndex';
 import { capProblems } from '../core/problems';
 import type { ServerDefinition } from '../core/verify/registry';
@@ -212,7 +213,7 @@ function terminalProgress(io: CliIo, total: number): ListingProgress {
 async function definingModuleTexts(documents: readonly CliDocument[]): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   for (const document of documents) {
-    for (const foreign of document.model.kind === 'source' ? document.model.foreignPins : []) {
+    for (const foreign of sourceOf(document)?.foreignPins ?? []) {
       if (texts.has(foreign.file)) continue;
       try {
         texts.set(foreign.file, await readRegularText(foreign.file));

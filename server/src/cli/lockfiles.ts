@@ -25,6 +25,7 @@ import { readMcpJsonServers, type ServerDefinition } from '../core/verify/regist
 import type { PinVerdict, ServerListing } from '../core/verify/verify';
 import type { TrustVerdict } from '../core/trust';
 import { findFiles } from '../io/fileFinder';
+import { dotMcpJsonKind } from '../core/documents/kinds/dotMcpJson';
 import { scopeFor, WriteRefused, writeFileSafely } from '../io/safeWrite';
 import { environmentCredentials, Redactor } from '../mcp/credentials';
 import { fetchSurface, type SurfaceResult } from '../mcp/surface';
@@ -194,7 +195,7 @@ async function checkWarden(file: string, text: string, options: LockCheckOptions
 /** The stdio servers of the `.mcp.json` beside a lock, by name, with the command line as written. */
 async function serversBeside(io: CliIo, file: string, env: Readonly<Record<string, string | undefined>>): Promise<{ file: string; servers: Map<string, ServerDefinition> } | undefined> {
   const folder = path.dirname(file);
-  const config = path.join(folder, '.mcp.json');
+  const config = path.join(folder, ...dotMcpJsonKind.location);
   const text = await readIfPresent(io, config);
   if (text === undefined) return undefined;
   const context = { workspaceFolder: folder, env, userHome: os.homedir() };

@@ -404,7 +404,7 @@ function newSnapshotEdits(document: CliDocument, text: string, group: readonly A
   const first = group[0]!;
   const instance = connectorOf(analysisOf(document, text))?.instances[first.index];
   if (instance?.name?.value !== first.server) return [];
-  return addSnapshotEdits(text, instance, group.map((addition) => ({ tool: addition.tool, pin: addition.live })), { source: document.kind === 'source' });
+  return addSnapshotEdits(text, instance, group.map((addition) => ({ tool: addition.tool, pin: addition.live })), { source: pinKind(document.kind).pinEdits === 'source-style' });
 }
 
 /** Shows a first pin: where, the member added, and the tool as it is served now, in full. */
@@ -430,7 +430,7 @@ function additionEdits(document: CliDocument, text: string, addition: FirstPin):
     return step?.mcp?.toolName?.value === addition.tool && !step.mcp.expectedSchemaHash ? addSchemaPinEdits(text, step, addition.live) : [];
   }
   const instance = connectorOf(analysis)?.instances[addition.index];
-  return instance?.name?.value === addition.server ? setSnapshotEntryEdits(text, instance, addition.tool, addition.live, { source: document.kind === 'source' }) : [];
+  return instance?.name?.value === addition.server ? setSnapshotEntryEdits(text, instance, addition.tool, addition.live, { source: pinKind(document.kind).pinEdits === 'source-style' }) : [];
 }
 
 /** One re-pin as the run shows it: the line before and after, what changed, security cues, the content. */

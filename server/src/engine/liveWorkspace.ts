@@ -21,7 +21,7 @@
  */
 import * as path from 'node:path';
 import { analyzeDocument, blueprintOf, connectorOf, type DocumentAnalysis, type DocumentKind, documentKindOf, holdsAnything, type ModuleAccess, reanalyzeDocument } from '../core/documents/documents';
-import { kindOfFile } from '../core/documents/kinds/registry';
+import { kindOfFile, pinKind } from '../core/documents/kinds/registry';
 import { BUILT_IN_SOURCE_NAMES, type SourceNames, sourceNamesKey } from '../core/documents/source/sourceNames';
 import { connectorServers, definedIn, type ServerDefinition, ServerRegistry } from '../core/verify/registry';
 import type { ServerListing, VerificationResult } from '../core/verify/verify';
@@ -337,7 +337,7 @@ export class LiveWorkspace {
    * {@link reanalyzeDocument} says.
    */
   private analyze(kind: DocumentKind, text: string, file: string, names: SourceNames, previous?: { readonly text: string; readonly analysis: DocumentAnalysis }): DocumentAnalysis {
-    const base = kind === 'source' && isLocalPath(file) ? this.options.moduleAccess?.(this.folderOf(file), (other) => (this.documents.get(other)?.open ? this.documents.get(other)!.text : undefined), names.maxFileBytes) : undefined;
+    const base = pinKind(kind).pinEdits === 'source-style' && isLocalPath(file) ? this.options.moduleAccess?.(this.folderOf(file), (other) => (this.documents.get(other)?.open ? this.documents.get(other)!.text : undefined), names.maxFileBytes) : undefined;
     const read = new Set<string>();
     const modules: ModuleAccess | undefined = base && {
       ...(base.parsed ? { parsed: base.parsed } : {}),

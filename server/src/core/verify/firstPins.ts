@@ -142,9 +142,15 @@ function instanceFirstPins(instance: ConnectorInstanceModel, index: number, defi
   const served = new Set(tools.map((tool) => tool.name));
   const pinned = new Set(instance.snapshot.map((entry) => entry.tool.value));
   const anchor = instance.name!.span;
+  // The tools to pin are the selected ones; with no `include`, every served tool, but only for a
+  // connector that pins nothing yet: a snapshot already written (here or imported from another
+  // module) is its author's choice of tools, and first pins are not added beside it.
+  const pinsNothingYet = instance.snapshot.length === 0;
   const selected = instance.include
     ? instance.include.filter((entry) => served.has(entry.value)).map((entry) => ({ name: entry.value, span: entry.span }))
-    : [...served].map((name) => ({ name, span: anchor }));
+    : pinsNothingYet
+      ? [...served].map((name) => ({ name, span: anchor }))
+      : [];
   const seen = new Set<string>();
   const pins: FirstPin[] = [];
   for (const { name, span } of selected) {
